@@ -1,0 +1,77 @@
+// Package cli builds pgtrial's command tree: one file per command. Each command parses
+// its flags into a config struct and calls the package that does the work.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// BuildInfo identifies the binary; main fills it from -ldflags.
+type BuildInfo struct {
+	Version string
+	Commit  string
+}
+
+// Exit codes (DESIGN.md §9, pgbench's meaning).
+const (
+	exitOK       = 0
+	exitBadInput = 1
+	exitRunFail  = 2
+)
+
+// exitError carries an exit code other than 1 through cobra's error return.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// Main runs the command line args and returns the process exit code.
+func Main(args []string, info BuildInfo) int {
+	return run(args, info, os.Stdout, os.Stderr)
+}
+
+func run(args []string, info BuildInfo, stdout, stderr io.Writer) int {
+	root := newRootCommand(info)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "pgtrial: error: %v\n", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return exitBadInput
+}
+
+func newRootCommand(info BuildInfo) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "pgtrial",
+		Short: "Load testing and performance analysis for PostgreSQL",
+		Long: `pgtrial runs honest PostgreSQL benchmarks: pgbench's script language and numbers,
+open-model load with latency from the intended start, server and OS evidence on one
+clock, and experiments with repeats and statistical verdicts.
+
+By default it works against a throwaway local cluster ("pgtrial local start").`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.AddCommand(
+		newVersionCommand(info),
+		newLocalCommand(),
+		newInitCommand(),
+	)
+	return root
+}

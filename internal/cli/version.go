@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+)
+
+func newVersionCommand(info BuildInfo) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print pgtrial's version, commit and Go version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			version, commit := info.Version, info.Commit
+			if commit == "" {
+				commit = vcsRevision()
+			}
+			if commit == "" {
+				commit = "unknown"
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "pgtrial %s (commit %s, %s %s/%s)\n",
+				version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return nil
+		},
+	}
+}
+
+// vcsRevision reads the commit that `go build` stamped into the binary, if any.
+func vcsRevision() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return ""
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" && dirty {
+		rev += "-dirty"
+	}
+	return rev
+}
