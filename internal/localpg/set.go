@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -70,10 +72,13 @@ func quoteLiteral(s string) string {
 	return "E'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
-// valueSQL renders the right-hand side of ALTER SYSTEM SET name = … .
-func valueSQL(name, value string) string {
+// valueSQL renders the right-hand side of ALTER SYSTEM SET name = … . An empty list
+// can be written only from PostgreSQL 19 on (SET … TO NULL); before, ” would be a list
+// of one empty name (written as '""'), which for the preload settings keeps the server
+// from starting, so it is an error.
+func valueSQL(name, value string, pgMajor int) (string, error) {
 	if !listQuoteSettings[name] {
-		return quoteLiteral(value)
+		return quoteLiteral(value), nil
 	}
 	var elems []string
 	for _, e := range strings.Split(value, ",") {
@@ -86,9 +91,13 @@ func valueSQL(name, value string) string {
 		}
 	}
 	if len(elems) == 0 {
-		return "''" // an empty list
+		if pgMajor >= 19 {
+			return "NULL", nil
+		}
+		return "", fmt.Errorf("setting %s: ALTER SYSTEM cannot write an empty list before PostgreSQL 19 "+
+			"(it would write one empty name, which the server rejects); give at least one element", name)
 	}
-	return strings.Join(elems, ", ")
+	return strings.Join(elems, ", "), nil
 }
 
 // nameSQL quotes a (validated) setting name, part by part: work_mem, "pg_stat_statements"."max".
@@ -120,6 +129,7 @@ func (c *Cluster) Set(ctx context.Context, settings []Setting) ([]SetResult, err
 	defer conn.Close(context.Background())
 
 	results := make([]SetResult, len(settings))
+	statements := make([]string, len(settings))
 	restart := false
 	for i, s := range settings {
 		name := strings.ToLower(strings.TrimSpace(s.Name))
@@ -150,6 +160,11 @@ func (c *Cluster) Set(ctx context.Context, settings []Setting) ([]SetResult, err
 			restart = true
 		}
 		results[i].NewSessionsOnly = gucContext == "backend" || gucContext == "superuser-backend"
+		value, err := valueSQL(results[i].Name, s.Value, c.marker.PGMajor)
+		if err != nil {
+			return nil, err
+		}
+		statements[i] = fmt.Sprintf("ALTER SYSTEM SET %s = %s", nameSQL(results[i].Name), value)
 	}
 
 	// Previous postgresql.auto.conf entries, to roll back if a later value is rejected.
@@ -177,10 +192,17 @@ func (c *Cluster) Set(ctx context.Context, settings []Setting) ([]SetResult, err
 		return nil, fmt.Errorf("read pg_conf_load_time(): %w", err)
 	}
 
+	// A restart with a value the server cannot start with (e.g. a preload library that
+	// does not exist) would leave the cluster down; keep the file to restore it.
+	autoConf := filepath.Join(c.DataDir(), "postgresql.auto.conf")
+	savedAutoConf, err := os.ReadFile(autoConf)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", autoConf, err)
+	}
+
 	for i, s := range settings {
 		name := results[i].Name
-		sql := fmt.Sprintf("ALTER SYSTEM SET %s = %s", nameSQL(name), valueSQL(name, s.Value))
-		if _, err := conn.Exec(ctx, sql); err != nil {
+		if _, err := conn.Exec(ctx, statements[i]); err != nil {
 			rollbackErr := c.rollbackSettings(ctx, conn, results[:i], prev)
 			msg := fmt.Sprintf("set %s = %q: %v", name, s.Value, err)
 			if i > 0 {
@@ -199,7 +221,13 @@ func (c *Cluster) Set(ctx context.Context, settings []Setting) ([]SetResult, err
 		action = ActionRestart
 		conn.Close(ctx)
 		if err := c.restart(ctx); err != nil {
-			return nil, fmt.Errorf("settings written with ALTER SYSTEM, but the restart failed: %w", err)
+			if werr := c.writeFile(autoConf, string(savedAutoConf), 0o600); werr != nil {
+				return nil, fmt.Errorf("the server does not start with the new settings: %w; restoring %s failed too: %v", err, autoConf, werr)
+			}
+			if _, serr := c.start(ctx); serr != nil {
+				return nil, fmt.Errorf("the server does not start with the new settings: %w; restored %s, but it does not start either: %v", err, autoConf, serr)
+			}
+			return nil, fmt.Errorf("the server does not start with the new settings, so they were undone (previous postgresql.auto.conf restored, server running again): %w", err)
 		}
 	} else {
 		if _, err := conn.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
@@ -257,7 +285,12 @@ func (c *Cluster) rollbackSettings(ctx context.Context, conn *pgx.Conn, applied 
 	for _, r := range applied {
 		sql := "ALTER SYSTEM RESET " + nameSQL(r.Name)
 		if v, ok := prev[r.Name]; ok {
-			sql = fmt.Sprintf("ALTER SYSTEM SET %s = %s", nameSQL(r.Name), valueSQL(r.Name, v))
+			value, err := valueSQL(r.Name, v, c.marker.PGMajor)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			sql = fmt.Sprintf("ALTER SYSTEM SET %s = %s", nameSQL(r.Name), value)
 		}
 		if _, err := conn.Exec(ctx, sql); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", r.Name, err))
