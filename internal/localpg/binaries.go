@@ -50,8 +50,9 @@ type Binaries struct {
 // Path returns the full path of one program in the binaries' directory.
 func (b Binaries) Path(program string) string { return filepath.Join(b.Dir, program) }
 
-// NotFoundError is returned by FindBinaries when no candidate qualifies. Tried lists
-// every place that was looked at, in order, with the reason it did not count.
+// NotFoundError is returned by FindBinaries when no candidate qualifies (or the one
+// named by --pg-bin or PGTRIAL_PG_BIN does not). Tried lists every place that was
+// looked at, in order, with the reason it did not count.
 type NotFoundError struct {
 	Tried []string
 }
@@ -92,8 +93,7 @@ func FindBinaries(opts FindOptions) (Binaries, error) {
 	explicit := func(source, dir string) (Binaries, error) {
 		b, reason := checkCandidate(dir)
 		if reason != "" {
-			return Binaries{}, fmt.Errorf("%s=%s: %s; install PostgreSQL (as root: %s) or fix %s",
-				source, dir, reason, InstallHint, source)
+			return Binaries{}, &NotFoundError{Tried: []string{fmt.Sprintf("%s=%s: %s (named explicitly, so nothing else was tried)", source, dir, reason)}}
 		}
 		b.Source = source
 		return b, nil

@@ -154,11 +154,7 @@ func Open(cfg Config) (*Cluster, error) {
 	if !nameRE.MatchString(c.name) {
 		return nil, fmt.Errorf("cluster name %q: use letters, digits, '_', '.', '-' (at most 64, not starting with '.' or '-')", c.name)
 	}
-	u, err := LookupOSUser(cfg.OSUser)
-	if err != nil {
-		return nil, err
-	}
-	c.user = u
+	u, uerr := LookupOSUser(cfg.OSUser)
 	if cfg.Dir != "" {
 		abs, err := filepath.Abs(cfg.Dir)
 		if err != nil {
@@ -166,6 +162,10 @@ func Open(cfg Config) (*Cluster, error) {
 		}
 		c.dir = abs
 	} else {
+		if uerr != nil {
+			return nil, uerr
+		}
+		var err error
 		c.dir, c.note, err = defaultDir(c.name, u, c.getenv)
 		if err != nil {
 			return nil, err
@@ -176,6 +176,20 @@ func Open(cfg Config) (*Cluster, error) {
 		return nil, err
 	}
 	c.marker = m
+	// An existing cluster belongs to the OS user recorded in its marker.
+	if m != nil && m.OSUser != "" && (uerr != nil || m.OSUser != u.Name) {
+		switch {
+		case os.Geteuid() != 0:
+			return nil, fmt.Errorf("cluster in %s belongs to OS user %s; run pgtrial as %s or as root", c.dir, m.OSUser, m.OSUser)
+		case cfg.OSUser != "":
+			return nil, fmt.Errorf("cluster in %s belongs to OS user %s, not %s; drop --os-user", c.dir, m.OSUser, cfg.OSUser)
+		}
+		u, uerr = LookupOSUser(m.OSUser)
+	}
+	if uerr != nil {
+		return nil, uerr
+	}
+	c.user = u
 	return c, nil
 }
 

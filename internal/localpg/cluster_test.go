@@ -505,3 +505,43 @@ func TestOpenRejectsBadName(t *testing.T) {
 		}
 	}
 }
+
+// As root, --os-user picks another account, and later commands use the account
+// recorded in the marker.
+func TestOSUserFromMarker(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root")
+	}
+	other, err := user.Lookup("nobody")
+	if err != nil {
+		t.Skip("no OS user nobody")
+	}
+	needBinaries(t)
+	ctx := testCtx(t, 2*time.Minute)
+	dir := filepath.Join(reachableDir(t), "c")
+	c, err := localpg.Open(localpg.Config{Dir: dir, OSUser: "nobody", NoSync: true, Settings: map[string]string{"shared_buffers": "128MB"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Destroy(context.Background()) })
+	if _, err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := c.Status(ctx)
+	if uid := procUID(t, st.PID); strconv.Itoa(uid) != other.Uid {
+		t.Errorf("postmaster uid %d, want nobody's %s", uid, other.Uid)
+	}
+	again, err := localpg.Open(localpg.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.OSUser().Name != "nobody" {
+		t.Errorf("reopened without --os-user: user %s, want nobody from the marker", again.OSUser().Name)
+	}
+	if _, err := localpg.Open(localpg.Config{Dir: dir, OSUser: localpg.DefaultRootOSUser}); err == nil || !strings.Contains(err.Error(), "belongs to OS user nobody") {
+		t.Errorf("conflicting --os-user: %v", err)
+	}
+	if was, err := again.Stop(ctx); err != nil || !was {
+		t.Errorf("stop through the reopened cluster: %v %v", was, err)
+	}
+}
