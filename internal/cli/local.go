@@ -52,7 +52,8 @@ The cluster directory holds pgtrial-cluster.json (the marker), data/ (PGDATA) an
 server.log; destroy removes only a directory with the marker.
 
 As root: PostgreSQL refuses to run as root, so initdb and the server run as the OS user
-"postgres" (or --os-user NAME), which owns the cluster directory.
+"postgres" (or --os-user NAME), which owns the cluster directory. An existing cluster
+keeps the OS user recorded in its marker. Without root, everything runs as you.
 
 Connections: the server listens on 127.0.0.1 (a free port chosen at creation) and on a
 unix socket in the cluster directory, with trust authentication and no password: any
@@ -332,10 +333,14 @@ printed with its value in effect afterwards and what was done.
 
 Names are checked against pg_settings before anything is changed; an unknown or
 read-only name is an error. Values are passed as SQL string literals (quoted safely);
-list settings such as shared_preload_libraries take comma-separated values. If the
-server rejects a value, the settings written before it are rolled back. The cluster
-must be running. listen_addresses, port and unix_socket_directories are managed by
-pgtrial and cannot be set.`,
+list settings such as shared_preload_libraries and search_path take comma-separated
+values (an empty list needs PostgreSQL 19). If the server rejects a value, the settings
+written before it are rolled back; if the server does not start with the new settings,
+the previous postgresql.auto.conf is restored and the server started again, and the
+command fails. The cluster must be running. listen_addresses, port and
+unix_socket_directories are managed by pgtrial and cannot be set.
+
+Exit status: 0 when the settings were applied, 1 otherwise.`,
 		Example: `  pgtrial local set work_mem=64MB
   pgtrial local set shared_buffers=2GB max_wal_size=16GB
   pgtrial local set shared_preload_libraries=pg_stat_statements,auto_explain`,

@@ -400,13 +400,16 @@ func (c *Cluster) binaries() (Binaries, error) {
 
 // socketDirFor returns where the unix socket goes: the cluster directory when
 // "<dir>/.s.PGSQL.65535" fits the 107-byte limit, else a short per-cluster directory
-// /tmp/pgtrial-<first 12 hex digits of sha256(dir)>, recorded in the marker.
+// /tmp/pgtrial-<first 12 hex digits of sha256(dir)>, recorded in the marker and created
+// again at start if /tmp was cleaned.
 func socketDirFor(dir string) (string, bool) {
 	if len(dir)+len("/.s.PGSQL.65535") <= maxSocketPath {
 		return dir, false
 	}
 	sum := sha256.Sum256([]byte(dir))
-	return filepath.Join(os.TempDir(), "pgtrial-"+hex.EncodeToString(sum[:6])), true
+	// /tmp rather than $TMPDIR: it is short and, unlike a private TMPDIR, reachable by
+	// the server's OS user.
+	return filepath.Join("/tmp", "pgtrial-"+hex.EncodeToString(sum[:6])), true
 }
 
 // ensureSocketDir creates a short socket directory if the cluster uses one (it may have
@@ -468,8 +471,8 @@ func (c *Cluster) create(ctx context.Context) (err error) {
 	createdDir := false
 	switch entries, rerr := os.ReadDir(c.dir); {
 	case errors.Is(rerr, fs.ErrNotExist):
-		if err := os.MkdirAll(filepath.Dir(c.dir), 0o755); err != nil {
-			return fmt.Errorf("create %s: %w", filepath.Dir(c.dir), err)
+		if err := mkdirAllReachable(filepath.Dir(c.dir)); err != nil {
+			return err
 		}
 		if err := os.Mkdir(c.dir, 0o700); err != nil {
 			return fmt.Errorf("create %s: %w", c.dir, err)
@@ -569,6 +572,31 @@ func (c *Cluster) create(ctx context.Context) (err error) {
 		return err
 	}
 	c.marker = m
+	return nil
+}
+
+// mkdirAllReachable creates dir and its missing parents with mode 0755 whatever the
+// umask, so that the server's OS user can traverse them. Existing directories are left
+// as they are.
+func mkdirAllReachable(dir string) error {
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory", dir)
+		}
+		return nil
+	}
+	if parent := filepath.Dir(dir); parent != dir {
+		if err := mkdirAllReachable(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("create %s: %w", dir, err)
+	} else if err == nil {
+		if err := os.Chmod(dir, 0o755); err != nil {
+			return fmt.Errorf("chmod %s: %w", dir, err)
+		}
+	}
 	return nil
 }
 
