@@ -16,8 +16,12 @@
 // Without PostgreSQL binaries the tests that ask for a database are skipped with the
 // install command, except when CI=true, where they fail.
 //
-// The cluster is tuned for tests, not for measurements: fsync, synchronous_commit and
-// full_page_writes are off and initdb runs with --no-sync.
+// Each database belongs to the superuser "postgres"; the URL carries no password (the
+// cluster trusts loopback connections). The cluster has pgtrial's benchmark defaults
+// (pg_stat_statements preloaded when installed) but is tuned for tests, not for
+// measurements: fsync, synchronous_commit and full_page_writes are off and initdb runs
+// with --no-sync. Tests that stop, restart or reconfigure the cluster (Cluster) affect
+// every test of the binary and should not call t.Parallel.
 //
 // Cleanup: Main stops the server and removes its directory after the tests. If the
 // test binary dies before that (panic, os.Exit, timeout, kill), a small watchdog process
@@ -44,10 +48,10 @@ import (
 	"github.com/pgtrial/pgtrial/internal/localpg"
 )
 
-// TestSettings are written into the test cluster's configuration: durability off
+// testSettings are written into the test cluster's configuration: durability off
 // (tests do not survive crashes anyway) and modest memory, since several test
 // binaries run their clusters at the same time.
-var TestSettings = map[string]string{
+var testSettings = map[string]string{
 	"fsync":              "off",
 	"synchronous_commit": "off",
 	"full_page_writes":   "off",
@@ -159,7 +163,7 @@ func setup() (err error, skip bool) {
 		Name:     "pgtest",
 		Dir:      filepath.Join(tmp, "c"),
 		BinDir:   bins.Dir,
-		Settings: TestSettings,
+		Settings: testSettings,
 		NoSync:   true,
 	})
 	if err != nil {
