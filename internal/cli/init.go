@@ -1,8 +1,217 @@
 package cli
 
-import "github.com/spf13/cobra"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"strings"
 
-// newInitCommand: placeholder, replaced by the loader work.
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/pgtrial/pgtrial/internal/loader"
+	"github.com/pgtrial/pgtrial/internal/workload"
+)
+
+// initOptions are init's flags, pgbench's names and meanings.
+type initOptions struct {
+	conn            connOptions
+	scale           int64
+	fillfactor      int
+	unlogged        bool
+	partitions      int
+	partitionMethod string
+	foreignKeys     bool
+	steps           string
+	noVacuum        bool
+	tablespace      string
+	indexTablespace string
+	quiet           bool
+	force           bool
+	jobs            int
+}
+
+// connOptions select the server: a connection string plus pgbench's -h -p -U, which
+// override the matching parts of it. libpq's environment (PGHOST, PGPORT, PGUSER,
+// PGDATABASE, PGPASSWORD, …) fills in whatever neither gives.
+type connOptions struct {
+	url, host, port, user string
+}
+
 func newInitCommand() *cobra.Command {
-	return &cobra.Command{Use: "init", Short: "Create and load the pgbench schema"}
+	o := initOptions{scale: 1, fillfactor: 100, steps: loader.DefaultSteps}
+	cmd := &cobra.Command{
+		Use:   "init [flags] [DBNAME|CONNSTRING]",
+		Short: "Create and load the pgbench schema",
+		Long: `init creates pgbench's tables (pgbench_accounts, _branches, _tellers, _history) and
+loads them with pgbench's rows, like "pgbench -i" but faster: rows are generated while
+the server ingests them, on several connections where that helps, keys are built in
+parallel, and only the vacuum that is needed runs.
+
+Tables are marked as pgtrial's (COMMENT 'pgtrial:pgbench'); init refuses to drop or
+overwrite pgbench tables it did not create unless --force is given.
+
+Steps (-I, pgbench's letters, run in order): d drop tables, t create tables,
+g client-side generate (COPY), G server-side generate, v vacuum, p primary keys,
+f foreign keys. Default: dtgvp.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if o.conn.url != "" {
+					return errors.New("give the database either as an argument or with --url, not both")
+				}
+				o.conn.url = args[0]
+			}
+			return runInit(cmd.Context(), o, cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.SortFlags = false
+	f.Int64VarP(&o.scale, "scale", "s", o.scale, "scale factor: branches; accounts = 100000 × scale")
+	f.StringVarP(&o.steps, "init-steps", "I", o.steps, `steps to run, in order, from "dtgGvpf"`)
+	f.IntVarP(&o.fillfactor, "fillfactor", "F", o.fillfactor, "fillfactor of branches, tellers and accounts (10..100)")
+	f.BoolVarP(&o.noVacuum, "no-vacuum", "n", false, "skip the vacuum step (drop every v)")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "progress at most every 5 s")
+	f.BoolVar(&o.foreignKeys, "foreign-keys", false, "create foreign keys between the tables (append step f)")
+	f.BoolVar(&o.unlogged, "unlogged-tables", false, "create unlogged tables")
+	f.IntVar(&o.partitions, "partitions", 0, "partition pgbench_accounts into this many partitions")
+	f.StringVar(&o.partitionMethod, "partition-method", "", `partition method: "range" (default with --partitions) or "hash"`)
+	f.StringVar(&o.tablespace, "tablespace", "", "create tables in this tablespace")
+	f.StringVar(&o.indexTablespace, "index-tablespace", "", "create primary key indexes in this tablespace")
+	f.BoolVar(&o.force, "force", false, "drop or overwrite pgbench tables that pgtrial did not create")
+	f.IntVarP(&o.jobs, "jobs", "j", 0, fmt.Sprintf("connections working at once (0: %d)", loader.DefaultJobs))
+	f.StringVarP(&o.conn.url, "url", "d", "", "connection string (postgres:// URL or key=value) or database name; default: the local cluster")
+	// -h is pgbench's host, so help is --help only.
+	f.Bool("help", false, "help for init")
+	f.StringVarP(&o.conn.host, "host", "h", "", "database server host or socket directory")
+	f.StringVarP(&o.conn.port, "port", "p", "", "database server port")
+	f.StringVarP(&o.conn.user, "username", "U", "", "database user name")
+	return cmd
+}
+
+// initConfig validates the options into a loader configuration without connecting.
+func initConfig(o initOptions) (loader.Config, error) {
+	schema := workload.Pgbench{
+		Scale:           o.scale,
+		Fillfactor:      o.fillfactor,
+		Unlogged:        o.unlogged,
+		Partitions:      o.partitions,
+		PartitionMethod: strings.ToLower(o.partitionMethod),
+		Tablespace:      o.tablespace,
+		IndexTablespace: o.indexTablespace,
+	}
+	if schema.Partitions > 0 && schema.PartitionMethod == "" {
+		schema.PartitionMethod = workload.PartitionRange
+	}
+	if err := schema.Validate(); err != nil {
+		return loader.Config{}, err
+	}
+	steps, err := loader.ParseSteps(o.steps, o.noVacuum, o.foreignKeys)
+	if err != nil {
+		return loader.Config{}, err
+	}
+	if o.jobs < 0 {
+		return loader.Config{}, fmt.Errorf("invalid --jobs %d: it must be 0 (automatic) or more", o.jobs)
+	}
+	connString, err := o.conn.connString()
+	if err != nil {
+		return loader.Config{}, err
+	}
+	pgcfg, err := pgconn.ParseConfig(connString)
+	if err != nil {
+		return loader.Config{}, fmt.Errorf("invalid connection string: %w", err)
+	}
+	return loader.Config{
+		Conn:   pgcfg,
+		Schema: schema,
+		Steps:  steps,
+		Force:  o.force,
+		Jobs:   o.jobs,
+		Format: workload.CopyBinary,
+	}, nil
+}
+
+func runInit(ctx context.Context, o initOptions, stderr io.Writer) error {
+	cfg, err := initConfig(o)
+	if err != nil {
+		return err
+	}
+	cfg.Out = stderr
+	cfg.TTY = isTerminal(stderr)
+	if o.quiet {
+		cfg.Progress = loader.ProgressQuiet
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// Ctrl-C cancels the running statement (pgconn sends a cancel request) and stops.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	res, err := loader.Run(ctx, cfg)
+	if err != nil {
+		var ce *pgconn.ConnectError
+		if errors.As(err, &ce) {
+			return fmt.Errorf("%w\nhint: is the server running? Give its address with --url/-d or -h/-p, or start one with \"pgtrial local start\"", err)
+		}
+		return err
+	}
+	fmt.Fprintln(stderr, res.Summary())
+	return nil
+}
+
+// connString builds the connection string: the given one (or the default target), with
+// -h, -p and -U overriding its host, port and user.
+func (c connOptions) connString() (string, error) {
+	s := c.url
+	if s == "" && c.host == "" && c.port == "" {
+		s = defaultConnString()
+	}
+	isURL := strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
+	if s != "" && !isURL && !strings.Contains(s, "=") {
+		// A bare word is a database name, as for pgbench and psql.
+		s = "dbname=" + quoteConnValue(s)
+	}
+	overrides := [][2]string{{"host", c.host}, {"port", c.port}, {"user", c.user}}
+	if isURL {
+		u, err := url.Parse(s)
+		if err != nil {
+			return "", fmt.Errorf("invalid connection URL: %w", err)
+		}
+		q := u.Query()
+		for _, kv := range overrides {
+			if kv[1] != "" {
+				q.Set(kv[0], kv[1])
+			}
+		}
+		u.RawQuery = q.Encode()
+		return u.String(), nil
+	}
+	for _, kv := range overrides {
+		if kv[1] != "" {
+			s += " " + kv[0] + "=" + quoteConnValue(kv[1])
+		}
+	}
+	return strings.TrimSpace(s), nil
+}
+
+// quoteConnValue quotes a keyword/value connection string value.
+func quoteConnValue(v string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
+}
+
+// defaultConnString is the target when none is given: "" lets libpq's environment and
+// defaults choose.
+//
+// TODO(lead): return the local cluster's URL (localpg) once internal/localpg lands, so
+// that "pgtrial init" works against "pgtrial local start"'s cluster by default.
+func defaultConnString() string { return "" }
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

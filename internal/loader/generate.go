@@ -1,0 +1,291 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgtrial/pgtrial/internal/workload"
+)
+
+// accountsLayout is how pgbench_accounts is stored, read from the catalog (init may run
+// step g on tables an earlier run created with other options).
+type accountsLayout struct {
+	partitioned bool
+	strategy    string // "r" range, "h" hash (pg_partitioned_table.partstrat)
+	// ranged lists range partitions with the aid range each may hold; nil when the
+	// bounds could not be read (the loader then goes through the parent).
+	ranged []partitionRange
+}
+
+type partitionRange struct {
+	name     string
+	from, to int64 // aids [from, to), clipped to math.MinInt64..MaxInt64 for MINVALUE/MAXVALUE
+}
+
+func (l *loader) accountsLayout(ctx context.Context) (accountsLayout, error) {
+	rows, err := queryStrings(ctx, l.main,
+		`select coalesce(p.partstrat::text, '')
+		   from pg_class c left join pg_partitioned_table p on p.partrelid = c.oid
+		  where c.oid = to_regclass($1)`, workload.Accounts)
+	if err != nil {
+		return accountsLayout{}, err
+	}
+	if len(rows) == 0 {
+		return accountsLayout{}, fmt.Errorf("table %s does not exist: run the t step (create tables) first", workload.Accounts)
+	}
+	lay := accountsLayout{strategy: rows[0][0], partitioned: rows[0][0] != ""}
+	if lay.strategy != "r" {
+		return lay, nil
+	}
+	parts, err := queryStrings(ctx, l.main,
+		`select c.oid::regclass::text, pg_get_expr(c.relpartbound, c.oid)
+		   from pg_inherits i join pg_class c on c.oid = i.inhrelid
+		  where i.inhparent = to_regclass($1) and c.relkind = 'r'
+		  order by c.oid`, workload.Accounts)
+	if err != nil {
+		return lay, err
+	}
+	for _, p := range parts {
+		from, to, ok := parseRangeBound(p[1])
+		if !ok {
+			return accountsLayout{partitioned: true, strategy: "r"}, nil
+		}
+		lay.ranged = append(lay.ranged, partitionRange{name: p[0], from: from, to: to})
+	}
+	return lay, nil
+}
+
+// parseRangeBound reads "FOR VALUES FROM (MINVALUE) TO ('100001')" as pg_get_expr prints
+// a one-column integer range bound.
+func parseRangeBound(s string) (from, to int64, ok bool) {
+	rest, found := strings.CutPrefix(s, "FOR VALUES FROM (")
+	if !found {
+		return 0, 0, false
+	}
+	lo, rest, found := strings.Cut(rest, ") TO (")
+	if !found {
+		return 0, 0, false
+	}
+	hi, found := strings.CutSuffix(rest, ")")
+	if !found {
+		return 0, 0, false
+	}
+	parse := func(v string) (int64, bool) {
+		switch v {
+		case "MINVALUE":
+			return math.MinInt64, true
+		case "MAXVALUE":
+			return math.MaxInt64, true
+		}
+		n, err := strconv.ParseInt(strings.Trim(v, "'"), 10, 64)
+		return n, err == nil
+	}
+	from, ok1 := parse(lo)
+	to, ok2 := parse(hi)
+	return from, to, ok1 && ok2
+}
+
+// copyJob is one COPY of accounts rows on a worker connection.
+type copyJob struct {
+	target string
+	ranges []keyRange
+	// freeze: the job runs BEGIN; TRUNCATE target; COPY … FREEZE; COMMIT. COPY FREEZE
+	// needs the table created or truncated in the same transaction, which a partition
+	// loaded by its own connection allows.
+	freeze bool
+}
+
+// generateClient is step g: pgbench's rows sent with COPY.
+func (l *loader) generateClient(ctx context.Context) error {
+	l.prog.Line("generating data (client-side)...")
+	lay, err := l.accountsLayout(ctx)
+	if err != nil {
+		return err
+	}
+	// COPY FREEZE on a table truncated in the same transaction is allowed since 9.3; since
+	// 14 it also sets the visibility map, which is what makes the later VACUUM unneeded.
+	freeze := l.version >= 140000
+	nAccounts := l.schema.Rows(workload.Accounts)
+
+	if !lay.partitioned && l.tune.accountStreams <= 1 {
+		return l.generateOneTransaction(ctx, freeze)
+	}
+
+	// Small tables first, in one transaction that also truncates everything; then the
+	// accounts rows on several connections at once.
+	if err := l.generateSmall(ctx, freeze, true); err != nil {
+		return err
+	}
+	var jobs []copyJob
+	switch {
+	case lay.strategy == "r" && len(lay.ranged) > 0:
+		for _, p := range lay.ranged {
+			first := max(p.from, 1) - 1 // 0-based keys
+			end := min(p.to-1, nAccounts)
+			if end <= first {
+				continue
+			}
+			jobs = append(jobs, copyJob{target: p.name, ranges: []keyRange{{first, end}}, freeze: freeze})
+		}
+	default:
+		// A plain table or hash partitions: several streams into the table (the server
+		// routes rows to partitions), no FREEZE (only one transaction could truncate), so
+		// step v must VACUUM. Stream s sends chunks s, s+S, s+2S, … so the heap stays
+		// nearly in aid order (correlation ≈ 1) as pgbench's is.
+		streams := max(l.tune.accountStreams, l.jobs)
+		chunk := l.tune.chunkRows
+		per := make([][]keyRange, streams)
+		for i, k := 0, int64(0); k < nAccounts; i, k = i+1, k+chunk {
+			per[i%streams] = append(per[i%streams], keyRange{k, min(k+chunk, nAccounts)})
+		}
+		for _, rs := range per {
+			if len(rs) > 0 {
+				jobs = append(jobs, copyJob{target: workload.Accounts, ranges: rs})
+			}
+		}
+	}
+	counter, stop := l.prog.Rows(workload.Accounts, nAccounts)
+	err = l.runCopyJobs(ctx, jobs, counter)
+	stop()
+	if err != nil {
+		return err
+	}
+	allFrozen := len(jobs) > 0
+	for _, j := range jobs {
+		allFrozen = allFrozen && j.freeze
+	}
+	l.frozen[workload.Accounts] = allFrozen
+	return nil
+}
+
+// generateOneTransaction loads all tables in one transaction on the main connection,
+// each with COPY FREEZE: pgbench's plan with larger messages and no per-row calls.
+func (l *loader) generateOneTransaction(ctx context.Context, freeze bool) error {
+	if err := l.generateSmall(ctx, freeze, false); err != nil {
+		return err
+	}
+	n := l.schema.Rows(workload.Accounts)
+	counter, stop := l.prog.Rows(workload.Accounts, n)
+	err := l.copyRows(ctx, l.main, workload.Accounts, workload.Accounts, []keyRange{{0, n}}, freeze, counter)
+	stop()
+	if err != nil {
+		exec(context.Background(), l.main, "rollback")
+		return err
+	}
+	if l.tune.analyzeInLoad {
+		if err := exec(ctx, l.main, "analyze pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history"); err != nil {
+			exec(context.Background(), l.main, "rollback")
+			return err
+		}
+		l.analyzed = true
+	}
+	if err := exec(ctx, l.main, "commit"); err != nil {
+		return err
+	}
+	l.frozen[workload.Accounts] = freeze
+	return nil
+}
+
+// generateSmall truncates all tables and loads branches and tellers in one transaction;
+// commit says whether to commit it (else the transaction stays open for accounts).
+func (l *loader) generateSmall(ctx context.Context, freeze, commit bool) error {
+	if err := exec(ctx, l.main, "begin"); err != nil {
+		return err
+	}
+	if err := exec(ctx, l.main, l.schema.TruncateTables()); err != nil {
+		exec(context.Background(), l.main, "rollback")
+		return err
+	}
+	for _, t := range []string{workload.Branches, workload.Tellers} {
+		n := l.schema.Rows(t)
+		counter, stop := l.prog.Rows(t, n)
+		err := l.copyRows(ctx, l.main, t, t, []keyRange{{0, n}}, freeze, counter)
+		stop()
+		if err != nil {
+			exec(context.Background(), l.main, "rollback")
+			return err
+		}
+	}
+	if commit {
+		if err := exec(ctx, l.main, "commit"); err != nil {
+			return err
+		}
+	}
+	l.frozen[workload.Branches] = freeze
+	l.frozen[workload.Tellers] = freeze
+	return nil
+}
+
+// runCopyJobs runs the jobs on up to l.jobs connections of their own; the first error
+// cancels the others.
+func (l *loader) runCopyJobs(ctx context.Context, jobs []copyJob, counter *atomic.Int64) error {
+	return l.parallel(ctx, len(jobs), func(ctx context.Context, c *pgconn.PgConn, i int) error {
+		j := jobs[i]
+		if !j.freeze {
+			return l.copyRows(ctx, c, workload.Accounts, j.target, j.ranges, false, counter)
+		}
+		if err := exec(ctx, c, "begin; truncate table "+j.target); err != nil {
+			return err
+		}
+		if err := l.copyRows(ctx, c, workload.Accounts, j.target, j.ranges, true, counter); err != nil {
+			exec(context.Background(), c, "rollback")
+			return err
+		}
+		return exec(ctx, c, "commit")
+	})
+}
+
+// parallel runs n tasks on min(l.jobs, n) worker connections opened for the purpose.
+// Task i gets a connection to itself for its whole duration; the first error cancels
+// the rest and is returned.
+func (l *loader) parallel(ctx context.Context, n int, task func(ctx context.Context, c *pgconn.PgConn, i int) error) error {
+	workers := min(l.jobs, n)
+	if workers == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := atomic.Int64{}
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		if firstErr == nil {
+			firstErr = err
+			cancel()
+		}
+		mu.Unlock()
+	}
+	for w := 0; w < workers; w++ {
+		wg.Go(func() {
+			c, err := connect(ctx, l.cfg.Conn, sessionSettings)
+			if err != nil {
+				fail(err)
+				return
+			}
+			defer closeAll(c)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				if err := task(ctx, c, i); err != nil {
+					fail(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}

@@ -1,0 +1,198 @@
+package loader
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgtrial/pgtrial/internal/workload"
+)
+
+// tuning holds the loader's performance choices (see the measurements in generate.go).
+type tuning struct {
+	accountStreams int    // COPY streams for a plain accounts table; 1: one FREEZE stream
+	chunkRows      int64  // interleaving unit of several streams
+	msgBytes       int    // CopyData payload cap; 0: pgconn's 64 KiB
+	analyzeInLoad  bool   // ANALYZE inside the loading transaction
+	pkMaintMem     string // maintenance_work_mem for the accounts key
+	pkWorkers      int    // max_parallel_maintenance_workers; -1 leaves the server's
+	vacuumFirst    bool
+	binary         bool
+}
+
+func defaultTuning() tuning {
+	t := tuning{accountStreams: 1, chunkRows: 16384, pkMaintMem: "", pkWorkers: -1}
+	// Experiments only: PGTRIAL_LOADER_TUNE="streams=2,chunk=10000,msg=8192,ail=1".
+	for _, kv := range strings.Split(os.Getenv("PGTRIAL_LOADER_TUNE"), ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		n, _ := strconv.Atoi(v)
+		switch k {
+		case "streams":
+			t.accountStreams = n
+		case "chunk":
+			t.chunkRows = int64(n)
+		case "msg":
+			t.msgBytes = n
+		case "ail":
+			t.analyzeInLoad = n == 1
+		case "mwm":
+			t.pkMaintMem = v
+		case "workers":
+			t.pkWorkers = n
+		case "bin":
+			t.binary = n == 1
+		case "vfirst":
+			t.vacuumFirst = n == 1
+		}
+	}
+	return t
+}
+
+// vacuum is step v: pgbench runs VACUUM ANALYZE on each table. A table this run loaded
+// with COPY FREEZE on PostgreSQL ≥ 14 is frozen and all-visible already, so it only
+// needs ANALYZE (statistics); the others get VACUUM ANALYZE. The accounts table runs on
+// a connection of its own, the small tables on the main one.
+func (l *loader) vacuum(ctx context.Context) error {
+	l.prog.Line("vacuuming...")
+	cmd := func(t string) string {
+		if l.frozen[t] {
+			return "analyze " + t
+		}
+		return "vacuum analyze " + t
+	}
+	if l.analyzed {
+		return nil
+	}
+	return l.parallel(ctx, 2, func(ctx context.Context, c *pgconn.PgConn, i int) error {
+		if i == 0 {
+			return exec(ctx, c, cmd(workload.Accounts))
+		}
+		for _, t := range []string{workload.Branches, workload.Tellers, workload.History} {
+			if err := exec(ctx, c, cmd(t)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// primaryKeys is step p: the three keys, built at the same time on their own
+// connections. With range or hash partitions, each partition's key is built in parallel
+// first; the parent's ADD PRIMARY KEY then attaches them instead of building again.
+func (l *loader) primaryKeys(ctx context.Context) error {
+	l.prog.Line("creating primary keys...")
+	var stmts []string
+	parts, err := l.accountPartitions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range parts {
+		stmts = append(stmts, l.schema.AddPrimaryKey(workload.PrimaryKey{Table: p, Column: "aid"}))
+	}
+	// An index build sorts in maintenance_work_mem; past it the sort spills to temporary
+	// files (measured at scale 20: 64MB spills, 0.8–1.1 s; 256MB sorts in memory,
+	// 0.6–0.75 s). A btree sort needs about 100 bytes per row (index tuple 16 B,
+	// SortTuple 24 B, allocation overhead), so ask for 128 B × rows of the largest table
+	// built, between 64MB and 1GB, and never less than the server's own setting.
+	rows := l.schema.Rows(workload.Accounts)
+	if len(parts) > 0 {
+		rows = (rows + int64(len(parts)) - 1) / int64(len(parts))
+	}
+	memKB := min(max(rows*128/1024, 64<<10), 1<<20)
+	settings := []string{fmt.Sprintf(
+		"select set_config('maintenance_work_mem', greatest(pg_size_bytes(current_setting('maintenance_work_mem')) / 1024, %d)::text || 'kB', false)", memKB)}
+	if l.tune.pkMaintMem != "" {
+		settings = append(settings, "set maintenance_work_mem = '"+l.tune.pkMaintMem+"'")
+	}
+	if l.tune.pkWorkers >= 0 {
+		settings = append(settings, fmt.Sprintf("set max_parallel_maintenance_workers = %d", l.tune.pkWorkers))
+	}
+	// Accounts (or its partitions) first: the big builds start at once; the small
+	// tables' keys take milliseconds on whichever connection frees up.
+	stmts = append(stmts, l.schema.AddPrimaryKey(workload.PrimaryKeys[2]))
+	stmts = append(stmts, l.schema.AddPrimaryKey(workload.PrimaryKeys[0]), l.schema.AddPrimaryKey(workload.PrimaryKeys[1]))
+	nParts := len(parts)
+	if nParts == 0 {
+		return l.parallel(ctx, len(stmts), func(ctx context.Context, c *pgconn.PgConn, i int) error {
+			for _, s := range settings {
+				if err := exec(ctx, c, s); err != nil {
+					return err
+				}
+			}
+			return exec(ctx, c, stmts[i])
+		})
+	}
+	// Partition keys in parallel, then the parent's (attaching them) and the small ones.
+	if err := l.parallel(ctx, nParts, func(ctx context.Context, c *pgconn.PgConn, i int) error {
+		for _, s := range settings {
+			if err := exec(ctx, c, s); err != nil {
+				return err
+			}
+		}
+		return exec(ctx, c, stmts[i])
+	}); err != nil {
+		return err
+	}
+	for _, s := range stmts[nParts:] {
+		if err := exec(ctx, l.main, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// accountPartitions lists the partitions of pgbench_accounts that are plain tables.
+func (l *loader) accountPartitions(ctx context.Context) ([]string, error) {
+	rows, err := queryStrings(ctx, l.main,
+		`select c.oid::regclass::text
+		   from pg_inherits i join pg_class c on c.oid = i.inhrelid
+		  where i.inhparent = to_regclass($1) and c.relkind = 'r'
+		  order by c.oid`, workload.Accounts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[0]
+	}
+	return out, nil
+}
+
+// generateServer is step G: pgbench's INSERT … SELECT generate_series. The small tables
+// and the truncate run in one transaction; accounts is split into l.jobs key ranges
+// inserted on as many connections at once.
+func (l *loader) generateServer(ctx context.Context) error {
+	l.prog.Line("generating data (server-side)...")
+	n := l.schema.Rows(workload.Accounts)
+	stmts := []string{
+		"begin",
+		l.schema.TruncateTables(),
+		l.schema.ServerSideInsert(workload.Branches, workload.Branches, 1, l.schema.Rows(workload.Branches)),
+		l.schema.ServerSideInsert(workload.Tellers, workload.Tellers, 1, l.schema.Rows(workload.Tellers)),
+	}
+	if l.jobs <= 1 {
+		stmts = append(stmts, l.schema.ServerSideInsert(workload.Accounts, workload.Accounts, 1, n))
+	}
+	stmts = append(stmts, "commit")
+	for _, s := range stmts {
+		if err := exec(ctx, l.main, s); err != nil {
+			exec(context.Background(), l.main, "rollback")
+			return err
+		}
+	}
+	if l.jobs <= 1 {
+		return nil
+	}
+	per := (n + int64(l.jobs) - 1) / int64(l.jobs)
+	return l.parallel(ctx, l.jobs, func(ctx context.Context, c *pgconn.PgConn, i int) error {
+		first, last := int64(i)*per+1, min(int64(i+1)*per, n)
+		if last < first {
+			return nil
+		}
+		return exec(ctx, c, l.schema.ServerSideInsert(workload.Accounts, workload.Accounts, first, last))
+	})
+}
