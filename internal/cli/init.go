@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pgtrial/pgtrial/internal/loader"
+	"github.com/pgtrial/pgtrial/internal/localpg"
 	"github.com/pgtrial/pgtrial/internal/workload"
 )
 
@@ -204,12 +205,16 @@ func quoteConnValue(v string) string {
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
 }
 
-// defaultConnString is the target when none is given: "" lets libpq's environment and
-// defaults choose.
-//
-// TODO(lead): return the local cluster's URL (localpg) once internal/localpg lands, so
-// that "pgtrial init" works against "pgtrial local start"'s cluster by default.
-func defaultConnString() string { return "" }
+// defaultConnString is the target when none is given: the "pgtrial local" cluster
+// (database postgres) when it exists, else "" so that libpq's environment (PGHOST,
+// PGPORT, PGUSER, PGDATABASE, …) and defaults choose.
+func defaultConnString() string {
+	c, err := localpg.Open(localpg.Config{})
+	if err != nil || !c.Created() {
+		return ""
+	}
+	return c.URL("")
+}
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

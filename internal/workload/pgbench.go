@@ -248,7 +248,7 @@ func (p Pgbench) ForeignKeys() []string {
 
 // ServerSideInsert is step G's statement for table, limited to the key range
 // [first, last] (1-based, inclusive) so that a loader can split it across connections.
-// Rows and values are pgbench's: filler NULL for branches and tellers, '' for accounts.
+// Rows and values are pgbench's: filler NULL for branches and tellers, ” for accounts.
 func (p Pgbench) ServerSideInsert(table, target string, first, last int64) string {
 	switch table {
 	case Branches:

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgtrial/pgtrial/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func countRows(t *testing.T, url, table string) int64 {
+	t.Helper()
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	var n int64
+	if err := c.QueryRow(context.Background(), "select count(*) from "+table).Scan(&n); err != nil {
+		t.Fatalf("count %s: %v", table, err)
+	}
+	return n
+}
+
+func TestInitCommand(t *testing.T) {
+	url := pgtest.ConnString(t)
+	_, errOut := mustRun(t, 0, "init", "-s", "2", "-q", "--url", url)
+	if !strings.HasPrefix(lastLine(errOut), "done in ") || !strings.Contains(errOut, "vacuuming...") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+	if n := countRows(t, url, "pgbench_accounts"); n != 200000 {
+		t.Errorf("%d accounts, want 200000", n)
+	}
+	// -n drops v; --foreign-keys appends f; -I with spaces.
+	_, errOut = mustRun(t, 0, "init", "-I", "d t g p", "-n", "--foreign-keys", "-d", url)
+	if strings.Contains(errOut, "vacuuming") || !strings.Contains(errOut, "creating foreign keys...") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}
+
+// TestInitBadInput: each bad input exits 1 with a clear message and changes nothing.
+func TestInitBadInput(t *testing.T) {
+	url := pgtest.ConnString(t)
+	mustRun(t, 0, "init", "-q", "-d", url)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-s", "0"}, "invalid scale 0"},
+		{[]string{"-s", "-5"}, "invalid scale -5"},
+		{[]string{"-s", "abc"}, "invalid argument"},
+		{[]string{"-I", "dtx"}, `unrecognized initialization step "x"`},
+		{[]string{"-I", ""}, "no initialization steps"},
+		{[]string{"--partitions", "-1"}, "invalid number of partitions -1"},
+		{[]string{"--partition-method", "hash"}, "--partition-method requires greater than zero --partitions"},
+		{[]string{"--partitions", "2", "--partition-method", "list"}, `expecting "range" or "hash", got: "list"`},
+		{[]string{"-F", "5"}, "10..100"},
+		{[]string{"-F", "101"}, "10..100"},
+		{[]string{"--jobs", "-1"}, "invalid --jobs"},
+		{[]string{"--tablespace", "no_such_ts"}, `tablespace "no_such_ts" does not exist`},
+		{[]string{"--index-tablespace", "no_such_ts"}, `tablespace "no_such_ts" does not exist (--index-tablespace)`},
+	}
+	for _, tt := range tests {
+		args := append([]string{"init", "-q", "-d", url}, tt.args...)
+		_, errOut := mustRun(t, 1, args...)
+		if !strings.Contains(errOut, "pgtrial: error: ") || !strings.Contains(errOut, tt.want) {
+			t.Errorf("%v: stderr %q, want %q", tt.args, errOut, tt.want)
+		}
+		if strings.Contains(errOut, "dropping old tables") {
+			t.Errorf("%v: dropped tables before failing", tt.args)
+		}
+		if n := countRows(t, url, "pgbench_accounts"); n != 100000 {
+			t.Fatalf("%v: pgbench_accounts has %d rows after a bad input, want 100000", tt.args, n)
+		}
+	}
+}
+
+func TestInitUnreachableServer(t *testing.T) {
+	_, errOut := mustRun(t, 1, "init", "-d", "postgres://postgres@127.0.0.1:1/nowhere?connect_timeout=5")
+	for _, want := range []string{"pgtrial: error: connect to 127.0.0.1:1", "is the server running?"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q lacks %q", errOut, want)
+		}
+	}
+}
+
+// TestInitRefusesPgbenchTables: tables made by pgbench -i (or by hand) are not dropped
+// without --force, and the error says which and what to do.
+func TestInitRefusesPgbenchTables(t *testing.T) {
+	url := pgtest.ConnString(t)
+	if pgbench, err := exec.LookPath("pgbench"); err == nil {
+		if out, err := exec.Command(pgbench, "-i", "-s", "1", "-q", url).CombinedOutput(); err != nil {
+			t.Fatalf("pgbench -i: %v\n%s", err, out)
+		}
+	} else {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("pgbench not found (CI=true)")
+		}
+		c, err := pgx.Connect(context.Background(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Exec(context.Background(), `create table pgbench_accounts(aid int not null, bid int, abalance int, filler char(84));
+			insert into pgbench_accounts select g, 1, 0, '' from generate_series(1, 100000) g;
+			create table pgbench_branches(bid int not null, bbalance int, filler char(88));
+			create table pgbench_history(tid int, bid int, aid int, delta int, mtime timestamp, filler char(22));
+			create table pgbench_tellers(tid int not null, bid int, tbalance int, filler char(84))`)
+		c.Close(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, steps := range []string{"dtgvp", "g"} {
+		_, errOut := mustRun(t, 1, "init", "-q", "-s", "2", "-I", steps, "-d", url)
+		for _, want := range []string{"refusing to drop or overwrite pgbench_accounts, pgbench_branches, pgbench_history, pgbench_tellers", "use --force"} {
+			if !strings.Contains(errOut, want) {
+				t.Errorf("-I %s: stderr %q lacks %q", steps, errOut, want)
+			}
+		}
+		if n := countRows(t, url, "pgbench_accounts"); n != 100000 {
+			t.Fatalf("-I %s: pgbench_accounts has %d rows after the refusal, want 100000", steps, n)
+		}
+	}
+	mustRun(t, 0, "init", "-q", "-s", "2", "--force", "-d", url)
+	if n := countRows(t, url, "pgbench_accounts"); n != 200000 {
+		t.Errorf("after --force: %d accounts, want 200000", n)
+	}
+	// Now the tables are pgtrial's: no --force needed.
+	mustRun(t, 0, "init", "-q", "-s", "1", "-d", url)
+}
+
+func TestConnString(t *testing.T) {
+	tests := []struct {
+		c    connOptions
+		want string
+	}{
+		{connOptions{url: "bench"}, "dbname='bench'"},
+		{connOptions{url: "host=/tmp dbname=x", user: "bob"}, "host=/tmp dbname=x user='bob'"},
+		{connOptions{url: "postgres://u@h:5/db?sslmode=disable", host: "other", port: "7"}, "postgres://u@h:5/db?host=other&port=7&sslmode=disable"},
+		{connOptions{host: "/run/pg", port: "5433", user: "me"}, "host='/run/pg' port='5433' user='me'"},
+	}
+	for _, tt := range tests {
+		got, err := tt.c.connString()
+		if err != nil || got != tt.want {
+			t.Errorf("%+v: %q, %v; want %q", tt.c, got, err, tt.want)
+		}
+	}
+}
