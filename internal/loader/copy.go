@@ -27,14 +27,9 @@ type rowReader struct {
 	counter *atomic.Int64 // rows sent, for progress
 	started bool          // binary header written
 	ended   bool          // binary trailer written
-	// maxChunk caps the bytes generated per Read: the CopyData message size (0: no cap).
-	maxChunk int
 }
 
 func (r *rowReader) Read(p []byte) (int, error) {
-	if r.maxChunk > 0 && len(p) > r.maxChunk {
-		p = p[:r.maxChunk]
-	}
 	buf := p[:0]
 	if r.format == workload.CopyBinary && !r.started {
 		buf = append(buf, workload.BinaryHeader...)
@@ -83,12 +78,11 @@ func copyStatement(target string, format workload.CopyFormat, freeze bool) strin
 // one of its partitions) over c.
 func (l *loader) copyRows(ctx context.Context, c *pgconn.PgConn, table, target string, ranges []keyRange, freeze bool, counter *atomic.Int64) error {
 	r := &rowReader{
-		table:    table,
-		format:   l.cfg.Format,
-		bigAid:   l.schema.BigAid(),
-		ranges:   ranges,
-		counter:  counter,
-		maxChunk: l.tune.msgBytes,
+		table:   table,
+		format:  l.cfg.Format,
+		bigAid:  l.schema.BigAid(),
+		ranges:  ranges,
+		counter: counter,
 	}
 	sql := copyStatement(target, l.cfg.Format, freeze)
 	if _, err := c.CopyFrom(ctx, r, sql); err != nil {

@@ -106,9 +106,6 @@ type loader struct {
 	// frozen records the tables loaded with COPY FREEZE in this run: on PostgreSQL ≥ 14
 	// they are all-visible and frozen already, so step v only has to ANALYZE them.
 	frozen map[string]bool
-	// analyzed: the loading transaction ran ANALYZE already.
-	analyzed bool
-	tune     tuning
 	// background holds work started by one step that Run waits for before returning.
 	background []chan error
 }
@@ -128,10 +125,6 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		jobs:   cfg.Jobs,
 		prog:   newProgress(cfg.Out, cfg.TTY, cfg.Progress),
 		frozen: map[string]bool{},
-		tune:   defaultTuning(),
-	}
-	if l.tune.binary {
-		l.cfg.Format = workload.CopyBinary
 	}
 	if l.jobs <= 0 {
 		l.jobs = DefaultJobs
@@ -156,15 +149,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 	var res Result
 	defer l.waitBackground()
-	steps := []rune(cfg.Steps)
-	if l.tune.vacuumFirst {
-		for i := 0; i+1 < len(steps); i++ {
-			if steps[i] == 'v' && steps[i+1] == 'p' {
-				steps[i], steps[i+1] = 'p', 'v'
-			}
-		}
-	}
-	for _, step := range steps {
+	for _, step := range cfg.Steps {
 		t0 := time.Now()
 		var op string
 		switch step {

@@ -3,54 +3,11 @@ package loader
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgtrial/pgtrial/internal/workload"
 )
-
-// tuning holds the loader's performance choices (see the measurements in generate.go).
-type tuning struct {
-	accountStreams int    // COPY streams for a plain accounts table; 1: one FREEZE stream
-	chunkRows      int64  // interleaving unit of several streams
-	msgBytes       int    // CopyData payload cap; 0: pgconn's 64 KiB
-	analyzeInLoad  bool   // ANALYZE inside the loading transaction
-	pkMaintMem     string // maintenance_work_mem for the accounts key
-	pkWorkers      int    // max_parallel_maintenance_workers; -1 leaves the server's
-	vacuumFirst    bool
-	binary         bool
-}
-
-func defaultTuning() tuning {
-	t := tuning{accountStreams: 1, chunkRows: 16384, pkMaintMem: "", pkWorkers: -1}
-	// Experiments only: PGTRIAL_LOADER_TUNE="streams=2,chunk=10000,msg=8192,ail=1".
-	for _, kv := range strings.Split(os.Getenv("PGTRIAL_LOADER_TUNE"), ",") {
-		k, v, _ := strings.Cut(kv, "=")
-		n, _ := strconv.Atoi(v)
-		switch k {
-		case "streams":
-			t.accountStreams = n
-		case "chunk":
-			t.chunkRows = int64(n)
-		case "msg":
-			t.msgBytes = n
-		case "ail":
-			t.analyzeInLoad = n == 1
-		case "mwm":
-			t.pkMaintMem = v
-		case "workers":
-			t.pkWorkers = n
-		case "bin":
-			t.binary = n == 1
-		case "vfirst":
-			t.vacuumFirst = n == 1
-		}
-	}
-	return t
-}
 
 // vacuum is step v: pgbench runs VACUUM ANALYZE on each table. A table this run loaded
 // with COPY FREEZE on PostgreSQL ≥ 14 is frozen and all-visible already, so it only
@@ -63,9 +20,6 @@ func (l *loader) vacuum(ctx context.Context) error {
 			return "analyze " + t
 		}
 		return "vacuum analyze " + t
-	}
-	if l.analyzed {
-		return nil
 	}
 	return l.parallel(ctx, 2, func(ctx context.Context, c *pgconn.PgConn, i int) error {
 		if i == 0 {
@@ -105,12 +59,6 @@ func (l *loader) primaryKeys(ctx context.Context) error {
 	memKB := min(max(rows*128/1024, 64<<10), 1<<20)
 	settings := []string{fmt.Sprintf(
 		"select set_config('maintenance_work_mem', greatest(pg_size_bytes(current_setting('maintenance_work_mem')) / 1024, %d)::text || 'kB', false)", memKB)}
-	if l.tune.pkMaintMem != "" {
-		settings = append(settings, "set maintenance_work_mem = '"+l.tune.pkMaintMem+"'")
-	}
-	if l.tune.pkWorkers >= 0 {
-		settings = append(settings, fmt.Sprintf("set max_parallel_maintenance_workers = %d", l.tune.pkWorkers))
-	}
 	// Accounts (or its partitions) first: the big builds start at once; the small
 	// tables' keys take milliseconds on whichever connection frees up.
 	stmts = append(stmts, l.schema.AddPrimaryKey(workload.PrimaryKeys[2]))
