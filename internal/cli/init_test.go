@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -150,5 +151,26 @@ func TestConnString(t *testing.T) {
 		if err != nil || got != tt.want {
 			t.Errorf("%+v: %q, %v; want %q", tt.c, got, err, tt.want)
 		}
+	}
+}
+
+// TestInitHostPortUser connects the way pgbench users do: -h (a socket directory),
+// -p, -U and the database name as the argument, without a URL.
+func TestInitHostPortUser(t *testing.T) {
+	url := pgtest.ConnString(t)
+	cl := pgtest.Cluster(t)
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, 0, "init", "-q", "-s", "1",
+		"-h", cl.SocketDir(), "-p", strconv.Itoa(cl.Port()), "-U", "postgres", cfg.Database)
+	if n := countRows(t, url, "pgbench_tellers"); n != 10 {
+		t.Errorf("%d tellers, want 10", n)
+	}
+	// A wrong port is an unreachable server: exit 1, and the error names the target.
+	_, errOut := mustRun(t, 1, "init", "-q", "-h", cl.SocketDir(), "-p", "1", "-U", "postgres", cfg.Database)
+	if !strings.Contains(errOut, "pgtrial: error:") {
+		t.Errorf("stderr:\n%s", errOut)
 	}
 }
