@@ -253,6 +253,9 @@ func (l *loader) checkOwnership(ctx context.Context) error {
 // them; without the rights to create a schema it falls back to pgbench's plain DROP.
 func (l *loader) dropTables(ctx context.Context) error {
 	l.prog.Line("dropping old tables...")
+	if err := l.dropStaleTrash(ctx); err != nil {
+		return err
+	}
 	rels, err := queryStrings(ctx, l.main,
 		`select c.oid::regclass::text, n.nspname
 		   from pg_class c join pg_namespace n on n.oid = c.relnamespace
@@ -299,6 +302,25 @@ func (l *loader) dropTables(ctx context.Context) error {
 		}
 		done <- err
 	}()
+	return nil
+}
+
+// dropStaleTrash drops the trash schemas of earlier runs that were killed before their
+// background drop finished: pgtrial_trash_<pid> whose backend pid is no longer alive.
+// They hold only old pgbench tables that an earlier dropTables moved there.
+func (l *loader) dropStaleTrash(ctx context.Context) error {
+	stale, err := queryStrings(ctx, l.main,
+		`select quote_ident(nspname) from pg_namespace
+		  where nspname ~ '^pgtrial_trash_[0-9]{1,9}$'
+		    and substr(nspname, 15)::int not in (select pid from pg_stat_activity)`)
+	if err != nil {
+		return fmt.Errorf("look for leftover trash schemas: %w", err)
+	}
+	for _, r := range stale {
+		if err := exec(ctx, l.main, "drop schema "+r[0]+" cascade"); err != nil {
+			return fmt.Errorf("drop leftover schema %s: %w", r[0], err)
+		}
+	}
 	return nil
 }
 

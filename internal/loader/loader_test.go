@@ -375,3 +375,30 @@ func TestParseRangeBound(t *testing.T) {
 		t.Error("hash bound parsed as range")
 	}
 }
+
+// A run killed during its background drop leaves pgtrial_trash_<pid> behind; the next
+// run drops it when that pid is gone, and leaves a live backend's schema alone.
+func TestStaleTrashSchemaDropped(t *testing.T) {
+	url := pgtest.ConnString(t)
+	c := dbConn(t, url)
+	var live int
+	if err := c.QueryRow(context.Background(), "select pg_backend_pid()").Scan(&live); err != nil {
+		t.Fatal(err)
+	}
+	for _, sql := range []string{
+		"create schema pgtrial_trash_999999999",
+		"create table pgtrial_trash_999999999.pgbench_accounts (aid int)",
+		fmt.Sprintf("create schema pgtrial_trash_%d", live),
+	} {
+		if _, err := c.Exec(context.Background(), sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	load(t, url, workload.DefaultPgbench(), "dt", workload.CopyBinary)
+	if n := queryInt(t, c, "select count(*) from pg_namespace where nspname = 'pgtrial_trash_999999999'"); n != 0 {
+		t.Error("stale trash schema not dropped")
+	}
+	if n := queryInt(t, c, fmt.Sprintf("select count(*) from pg_namespace where nspname = 'pgtrial_trash_%d'", live)); n != 1 {
+		t.Error("a live backend's trash schema was dropped")
+	}
+}
