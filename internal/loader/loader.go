@@ -103,9 +103,6 @@ type loader struct {
 	main    *pgconn.PgConn // the connection steps run on unless they fan out
 	version int            // server_version_num rounded to the major: 150000
 	prog    *progress
-	// frozen records the tables loaded with COPY FREEZE in this run: on PostgreSQL ≥ 14
-	// they are all-visible and frozen already, so step v only has to ANALYZE them.
-	frozen map[string]bool
 	// background holds work started by one step that Run waits for before returning.
 	background []chan error
 }
@@ -124,7 +121,6 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		schema: cfg.Schema,
 		jobs:   cfg.Jobs,
 		prog:   newProgress(cfg.Out, cfg.TTY, cfg.Progress),
-		frozen: map[string]bool{},
 	}
 	if l.jobs <= 0 {
 		l.jobs = DefaultJobs

@@ -402,3 +402,23 @@ func TestStaleTrashSchemaDropped(t *testing.T) {
 		t.Error("a live backend's trash schema was dropped")
 	}
 }
+
+// After step v the statistics count the loaded rows as vacuumed and analyzed, so
+// autovacuum has nothing due when the first benchmark starts (pgbench -i leaves
+// n_ins_since_vacuum and n_mod_since_analyze at the table size when its COPY's
+// counters reach the shared statistics after its VACUUM).
+func TestVacuumLeavesNoAutovacuumDue(t *testing.T) {
+	url := pgtest.ConnString(t)
+	load(t, url, workload.DefaultPgbench(), DefaultSteps, workload.CopyBinary)
+	c := dbConn(t, url)
+	if queryInt(t, c, "select current_setting('server_version_num')::int") < 150000 {
+		t.Skip("statistics cannot be flushed on demand before PostgreSQL 15")
+	}
+	for _, tbl := range workload.PgbenchTables {
+		sql := fmt.Sprintf(`select n_ins_since_vacuum + n_mod_since_analyze
+		                      from pg_stat_user_tables where relid = '%s'::regclass`, tbl)
+		if n := queryInt(t, c, sql); n != 0 {
+			t.Errorf("%s: %d rows inserted since vacuum + modified since analyze, want 0", tbl, n)
+		}
+	}
+}
