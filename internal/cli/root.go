@@ -33,6 +33,12 @@ type exitError struct {
 func (e *exitError) Error() string { return e.err.Error() }
 func (e *exitError) Unwrap() error { return e.err }
 
+// silentExit ends the process with its code after the command has printed its own
+// messages (the pgbench front end prints pgbench's exact lines itself).
+type silentExit int
+
+func (e silentExit) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
 // Main runs the command line args and returns the process exit code.
 func Main(args []string, info BuildInfo) int {
 	return run(args, info, os.Stdout, os.Stderr)
@@ -46,6 +52,10 @@ func run(args []string, info BuildInfo, stdout, stderr io.Writer) int {
 	err := root.Execute()
 	if err == nil {
 		return exitOK
+	}
+	var silent silentExit
+	if errors.As(err, &silent) {
+		return int(silent)
 	}
 	fmt.Fprintf(stderr, "pgtrial: error: %v\n", err)
 	var ee *exitError
@@ -72,6 +82,7 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newVersionCommand(info),
 		newLocalCommand(),
 		newInitCommand(),
+		newPgbenchCommand(info),
 	)
 	return root
 }

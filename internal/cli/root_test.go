@@ -54,7 +54,11 @@ func TestEveryCommandHasHelp(t *testing.T) {
 				t.Errorf("%v --help: exit %d: %s", p, code, errOut)
 				continue
 			}
-			if !strings.Contains(out, "pgtrial "+strings.Join(p, " ")) {
+			want := "pgtrial " + strings.Join(p, " ")
+			if p[0] == "pgbench" { // pgbench's own help text, word for word
+				want = "Usage:\n  pgbench [OPTION]... [DBNAME]"
+			}
+			if !strings.Contains(out, want) {
 				t.Errorf("%v --help: usage does not name the command:\n%s", p, out)
 			}
 		}
