@@ -1,0 +1,5 @@
+\set r debug(:client_id * 10000000000 + random(1, 1000000))
+\set r debug(:client_id * 10000000000 + random_exponential(1, 1000, 2.5))
+\set r debug(:client_id * 10000000000 + random_gaussian(1, 1000, 2.5))
+\set r debug(:client_id * 10000000000 + random_zipfian(1, 1000, 1.5))
+\set r debug(:default_seed)
