@@ -28,9 +28,9 @@ func roundZiv(f func(prec uint) *big.Float) float64 {
 		if v.Sign() == 0 {
 			return 0
 		}
-		d := new(big.Float).SetPrec(prec + 64).SetMantExp(big.NewFloat(1), v.MantExp(nil)-int(prec))
-		lo := new(big.Float).SetPrec(prec + 64).Sub(v, d)
-		hi := new(big.Float).SetPrec(prec + 64).Add(v, d)
+		d := new(big.Float).SetPrec(prec+64).SetMantExp(big.NewFloat(1), v.MantExp(nil)-int(prec))
+		lo := new(big.Float).SetPrec(prec+64).Sub(v, d)
+		hi := new(big.Float).SetPrec(prec+64).Add(v, d)
 		a, _ := lo.Float64()
 		b, _ := hi.Float64()
 		if a == b {
