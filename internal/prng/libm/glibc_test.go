@@ -45,7 +45,7 @@ func (g *splitmix) next() uint64 {
 	return z ^ (z >> 31)
 }
 
-func (g *splitmix) unit() float64 { return float64(g.next()>>11) * 0x1p-53 } // [0, 1)
+func (g *splitmix) unit() float64 { return float64(g.next()>>11) * 0x1p-53 }   // [0, 1)
 func (g *splitmix) u52() float64  { return 1 - float64(g.next()>>12)*0x1p-52 } // (0, 1], pgbench's 1 − pg_prng_double
 func (g *splitmix) finite() float64 {
 	for {
