@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -66,15 +67,29 @@ func runPgbenchInit(ctx context.Context, o *pgbenchfmt.Options, stderr io.Writer
 		fmt.Fprintf(stderr, "pgbench: error: %s\n", msg)
 		return exitBadInput
 	}
-	steps := strings.ReplaceAll(o.InitSteps, " ", "")
-	if steps == "" {
-		// Every step was a v under -n: pgbench runs nothing.
-		fmt.Fprintln(stderr, "done in 0.00 s ().")
-		return exitOK
-	}
 	pgcfg, err := pgconn.ParseConfig(o.ConnString(os.LookupEnv))
 	if err != nil {
 		return fail("%v", err)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	connFailed := func(err error) int {
+		fail("%v", err)
+		return fail("could not create connection for initialization")
+	}
+	steps := strings.ReplaceAll(o.InitSteps, " ", "")
+	if steps == "" {
+		// Every step was a v under -n: pgbench connects, runs nothing and reports.
+		conn, err := pgconn.ConnectConfig(ctx, pgcfg)
+		if err != nil {
+			return connFailed(err)
+		}
+		conn.Close(ctx)
+		fmt.Fprintln(stderr, "done in 0.00 s ().")
+		return exitOK
 	}
 	schema := workload.Pgbench{
 		Scale:           int64(o.Scale),
@@ -97,13 +112,12 @@ func runPgbenchInit(ctx context.Context, o *pgbenchfmt.Options, stderr io.Writer
 	if o.Quiet {
 		cfg.Progress = loader.ProgressQuiet
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
 	res, err := loader.Run(ctx, cfg)
 	if err != nil {
+		var ce *pgconn.ConnectError
+		if errors.As(err, &ce) {
+			return connFailed(err)
+		}
 		return fail("%v", err)
 	}
 	fmt.Fprintln(stderr, res.Summary())

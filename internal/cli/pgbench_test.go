@@ -1,10 +1,15 @@
 package cli
 
 import (
+	"context"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/pgtrial/pgtrial/internal/pgbenchfmt"
+	"github.com/pgtrial/pgtrial/internal/pgtest"
 )
 
 // The pgbench command prints pgbench's own text and nothing of cobra's or pgtrial's.
@@ -53,5 +58,52 @@ func TestPgbenchCommand(t *testing.T) {
 				t.Errorf("pgtrial's own error prefix leaked: %q", errOut)
 			}
 		})
+	}
+}
+
+// TestPgbenchInit: pgbench -i builds pgbench's tables through the loader, with
+// pgbench's messages, and (like pgbench) replaces tables it did not create.
+func TestPgbenchInit(t *testing.T) {
+	url := pgtest.ConnString(t)
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if _, err := c.Exec(context.Background(), "create table pgbench_branches(x int)"); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, errOut := runCLI(t, "pgbench", "-i", "-s", "2", "-q", "--foreign-keys", "-n", url)
+	if code != 0 || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{"dropping old tables...\n", "creating tables...\n", "generating data (client-side)...\n",
+		"creating primary keys...\n", "creating foreign keys...\n"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(errOut, "vacuuming") {
+		t.Errorf("-n: stderr mentions vacuuming:\n%s", errOut)
+	}
+	if !regexp.MustCompile(`(?m)^done in \d+\.\d\d s \(drop tables \d+\.\d\d s, create tables \d+\.\d\d s, client-side generate \d+\.\d\d s, primary keys \d+\.\d\d s, foreign keys \d+\.\d\d s\)\.$`).MatchString(errOut) {
+		t.Errorf("no pgbench summary line:\n%s", errOut)
+	}
+	if n := countRows(t, url, "pgbench_accounts"); n != 200000 {
+		t.Errorf("pgbench_accounts has %d rows, want 200000", n)
+	}
+	if n := countRows(t, url, "pgbench_branches"); n != 2 {
+		t.Errorf("pgbench_branches has %d rows, want 2", n)
+	}
+
+	// -I with only vacuum steps under -n: nothing to do, but the server is checked.
+	code, _, errOut = runCLI(t, "pgbench", "-i", "-I", "v", "-n", "-d", url)
+	if code != 0 || errOut != "done in 0.00 s ().\n" {
+		t.Errorf("-I v -n: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "pgbench", "-i", "-I", "v", "-n", "-h", "/nonexistent", "-p", "1")
+	if code != 1 || !strings.HasSuffix(errOut, "pgbench: error: could not create connection for initialization\n") {
+		t.Errorf("no server: exit %d, stderr %q", code, errOut)
 	}
 }
