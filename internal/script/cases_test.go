@@ -1,7 +1,6 @@
 package script
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,15 +62,23 @@ func loadCases(t *testing.T) []tapCase {
 }
 
 // runScript runs one transaction of a single script the way pgbench does
-// without a server: options --random-seed and -D are honoured, 1 client, 1
-// thread, scale 1; SQL commands are skipped (none of the scripts used here
-// read SQL results in later meta-commands), \setshell and \shell run
-// through sh -c. It returns what pgbench would print on stderr for parse,
-// static-check and meta-command errors, and the debug() lines.
+// without a server: options --random-seed, -D, -M and --debug are honoured,
+// 1 client, 1 thread, scale 1; SQL commands are not executed (none of the
+// scripts used here read SQL results in later meta-commands), \setshell and
+// \shell run through sh -c. It returns what pgbench prints on stderr for
+// parse, static-check and meta-command errors, the debug() lines and, with
+// --debug, the "client 0 sending" lines, in order; and the exit status.
 func runScript(name, content string, options []string) (stderr string, debug []string, exit int) {
 	var seed uint64
 	var defs [][2]string
-	for _, o := range options {
+	mode := Simple
+	trace := false
+	for k := 0; k < len(options); k++ {
+		o := options[k]
+		if (o == "-M" || o == "-D") && k+1 < len(options) {
+			k++
+			o += options[k]
+		}
 		switch {
 		case strings.HasPrefix(o, "--random-seed="):
 			s, err := prng.ParseSeed(strings.TrimPrefix(o, "--random-seed="))
@@ -82,8 +89,17 @@ func runScript(name, content string, options []string) (stderr string, debug []s
 		case strings.HasPrefix(o, "-D"):
 			kv := strings.SplitN(strings.TrimPrefix(o, "-D"), "=", 2)
 			defs = append(defs, [2]string{kv[0], kv[1]})
+		case strings.HasPrefix(o, "-M"):
+			m, ok := ParseMode(strings.TrimPrefix(o, "-M"))
+			if !ok {
+				panic(o)
+			}
+			mode = m
+		case o == "--debug":
+			trace = true
 		}
 	}
+	var out strings.Builder
 	s, err := Parse(name, content)
 	if err == nil {
 		err = s.CheckEmpty()
@@ -92,7 +108,7 @@ func runScript(name, content string, options []string) (stderr string, debug []s
 		err = s.CheckConditionals()
 	}
 	if err == nil {
-		_, err = s.Prepare(Simple, 0)
+		_, err = s.Prepare(mode, 0)
 	}
 	if err != nil {
 		return "pgbench: error: " + err.Error() + "\n", nil, 1
@@ -103,8 +119,7 @@ func runScript(name, content string, options []string) (stderr string, debug []s
 		defaultSeedGiven = defaultSeedGiven || d[0] == "default_seed"
 	}
 	st := prng.Derive(seed, 1, 1, defaultSeedGiven)
-	var dbg bytes.Buffer
-	c := prog.NewClient(0, st.Clients[0], &dbg)
+	c := prog.NewClient(0, st.Clients[0], &out)
 	for _, d := range defs {
 		if err := c.SetString("option", d[0], d[1]); err != nil {
 			return "pgbench: error: " + err.Error() + "\n", nil, 1
@@ -122,13 +137,21 @@ func runScript(name, content string, options []string) (stderr string, debug []s
 	}
 	c.Begin(0)
 	cmds := s.Commands
-	var out strings.Builder
 	for i := 0; i < len(cmds); i = c.Next(i) {
 		cmd := cmds[i]
 		var err error
 		switch {
 		case cmd.Kind == SQLCommand:
-			_ = c.AppendSQL(nil, i)
+			if trace {
+				switch mode {
+				case Simple:
+					fmt.Fprintf(&out, "pgbench: client 0 sending %s\n", c.AppendSQL(nil, i))
+				case Extended:
+					fmt.Fprintf(&out, "pgbench: client 0 sending %s\n", cmd.Query.SQL)
+				case Prepared:
+					fmt.Fprintf(&out, "pgbench: client 0 sending %s\n", cmd.Query.Name)
+				}
+			}
 		case cmd.Meta == MetaSleep:
 			_, err = c.SleepMicros(i)
 		case cmd.Meta == MetaShell || cmd.Meta == MetaSetShell:
@@ -154,10 +177,17 @@ func runScript(name, content string, options []string) (stderr string, debug []s
 				fmt.Fprintf(&out, "pgbench: error: %s\n", ee.Msg)
 			}
 			fmt.Fprintf(&out, "pgbench: error: %s\n", ee.AbortLine(0, i, 0))
-			return out.String(), splitLines(dbg.String()), 2
+			exit = 2
+			break
 		}
 	}
-	return out.String(), splitLines(dbg.String()), 0
+	var debugLines []string
+	for _, l := range splitLines(out.String()) {
+		if strings.HasPrefix(l, "debug(") {
+			debugLines = append(debugLines, l)
+		}
+	}
+	return out.String(), debugLines, exit
 }
 
 func splitLines(s string) []string {

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/pgtrial/pgtrial/internal/prng"
+	"github.com/pgtrial/pgtrial/internal/prng/libm"
 )
 
 // evalError is a run-time expression error with pgbench's message.
@@ -332,9 +333,10 @@ func (c *Client) apply(fn fnID, args []Value) (Value, error) {
 			}
 			return a, nil
 		}
-		// pgbench reads a boolean's storage as a double here (undefined);
-		// pgtrial reports the coercion instead.
-		return Value{}, coerceError(a.kind, "double")
+		// A boolean: pgbench reads the value's storage as a double, which
+		// gives the bits 0 or 1 (verified with pgbench 15: abs(true) is
+		// double 4.94065645841247e-324, abs(false) double 0).
+		return DoubleValue(math.Float64frombits(a.bits)), nil
 
 	case fnDebug:
 		c.writeDebug(args[0])
@@ -345,13 +347,16 @@ func (c *Client) apply(fn fnID, args []Value) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
+		// C's sqrt, log and exp: sqrt is correctly rounded in Go too; log
+		// and exp come from libm, which matches glibc (Go's math differs in
+		// the last bit for a few per cent of arguments).
 		switch fn {
 		case fnSqrt:
 			d = math.Sqrt(d)
 		case fnLn:
-			d = math.Log(d)
+			d = libm.Log(d)
 		case fnExp:
-			d = math.Exp(d)
+			d = libm.Exp(d)
 		}
 		return DoubleValue(d), nil
 
@@ -418,7 +423,7 @@ func (c *Client) apply(fn fnID, args []Value) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		return DoubleValue(math.Pow(x, y)), nil
+		return DoubleValue(libm.Pow(x, y)), nil // glibc's pow, not Go's (which is off by ulps)
 
 	case fnIs:
 		// Same type and same boolean byte: in practice x IS NULL holds only

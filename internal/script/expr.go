@@ -133,9 +133,10 @@ type node struct {
 	args []*node
 }
 
-// String renders the desugared tree, for tests and debugging:
-// +(1, *(2, 3)), :x, !case_end(...).
-func (n *node) String() string {
+// format renders the desugared tree, for tests and debugging, e.g.
+// +(1, *(2, d3.5)) or !case_end(:c, 1, NULL); names gives variable names by
+// script-local slot.
+func (n *node) format(names []string) string {
 	switch n.op {
 	case nConst:
 		if n.val.kind == KindDouble {
@@ -143,20 +144,17 @@ func (n *node) String() string {
 		}
 		return n.val.String()
 	case nVar:
-		return "$" + Int32String(n.slot)
+		return ":" + names[n.slot]
 	}
 	s := fnNames[n.fn] + "("
 	for i, a := range n.args {
 		if i > 0 {
 			s += ", "
 		}
-		s += a.String()
+		s += a.format(names)
 	}
 	return s + ")"
 }
-
-// Int32String formats a small integer.
-func Int32String(v int32) string { return string(IntValue(int64(v)).AppendText(nil)) }
 
 // Precedence levels (higher binds tighter).
 const (

@@ -177,7 +177,9 @@ func (s *sqlScanner) scan(pos int, buf []byte) (scanResult, int, []byte, int) {
 				i += 2
 				continue
 			}
-			s.identCount = 0
+			// pgbench 15 does not reset the CREATE FUNCTION tracking here:
+			// "SELECT 1 \gset" followed by CREATE FUNCTION … BEGIN ATOMIC
+			// splits the function body at its first ';'.
 			return scanBackslash, i + 1, buf, first
 
 		case c == ':':
