@@ -330,7 +330,7 @@ func (l *loader) createTables(ctx context.Context) error {
 	if err := exec(ctx, l.main, "begin"); err != nil {
 		return err
 	}
-	for _, sql := range l.schema.CreateTables() {
+	for _, sql := range l.schema.CreateTables(l.version / 10000) {
 		if err := exec(ctx, l.main, sql); err != nil {
 			exec(context.Background(), l.main, "rollback")
 			if sqlState(err) == "42704" && l.schema.Tablespace != "" {

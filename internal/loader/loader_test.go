@@ -265,6 +265,24 @@ func TestTableOptions(t *testing.T) {
 	checkContents(t, c, 1)
 }
 
+// pgbench's TAP cases 001-006/007: unlogged, partitioned, with foreign keys. Before
+// PostgreSQL 18 the partitioned parent must be unlogged as well, or the foreign keys
+// between it and the other unlogged tables are refused.
+func TestUnloggedPartitionsForeignKeys(t *testing.T) {
+	url := pgtest.ConnString(t)
+	s := workload.DefaultPgbench()
+	s.Unlogged, s.Partitions, s.PartitionMethod = true, 2, workload.PartitionHash
+	load(t, url, s, "dtgvpf", workload.CopyBinary)
+	c := dbConn(t, url)
+	if n := queryInt(t, c, "select count(*) from pg_constraint where contype = 'f' and conname like 'pgbench_%_fkey' and conparentid = 0"); n != 5 {
+		t.Errorf("%d foreign keys, want 5", n)
+	}
+	if n := queryInt(t, c, "select count(*) from pg_class where relname like 'pgbench_accounts_%' and relkind = 'r' and relpersistence = 'u'"); n != 2 {
+		t.Errorf("%d unlogged partitions, want 2", n)
+	}
+	checkContents(t, c, 1)
+}
+
 func TestUnknownTablespace(t *testing.T) {
 	url := pgtest.ConnString(t)
 	cfg, _ := pgconn.ParseConfig(url)

@@ -48,7 +48,7 @@ const (
 type Pgbench struct {
 	Scale           int64  // branches; accounts = 100000 × Scale
 	Fillfactor      int    // 10..100, on branches, tellers and accounts
-	Unlogged        bool   // CREATE UNLOGGED TABLE (partitions too; not a partitioned parent)
+	Unlogged        bool   // CREATE UNLOGGED TABLE (partitions too; a partitioned parent only before PostgreSQL 18)
 	Partitions      int    // 0: pgbench_accounts is a plain table
 	PartitionMethod string // PartitionRange or PartitionHash when Partitions > 0
 	Tablespace      string // TABLESPACE of every CREATE TABLE, "" for the default
@@ -159,9 +159,10 @@ var pgbenchDDL = []tableDDL{
 	{Branches, "bid int not null,bbalance int,filler char(88)", "", true},
 }
 
-// CreateTables returns step t's statements: the four tables in pgbench's order, then the
-// accounts partitions, then one COMMENT per table marking it as pgtrial's.
-func (p Pgbench) CreateTables() []string {
+// CreateTables returns step t's statements for a server of major version serverMajor:
+// the four tables in pgbench's order, then the accounts partitions, then one COMMENT per
+// table marking it as pgtrial's.
+func (p Pgbench) CreateTables(serverMajor int) []string {
 	var out []string
 	for _, t := range pgbenchDDL {
 		cols := t.cols
@@ -171,8 +172,11 @@ func (p Pgbench) CreateTables() []string {
 		partitionedParent := t.name == Accounts && p.Partitioned()
 		var b strings.Builder
 		b.WriteString("create")
-		// pgbench 18: a partitioned parent is never unlogged (it has no storage).
-		if p.Unlogged && !partitionedParent {
+		// A partitioned parent has no storage. PostgreSQL 18 refuses UNLOGGED on it (and
+		// pgbench 18 stopped asking); before 18 the parent must be unlogged like its
+		// partitions, or foreign keys between it and the unlogged tables are refused
+		// ("constraints on permanent tables may reference only permanent tables").
+		if p.Unlogged && (!partitionedParent || serverMajor < 18) {
 			b.WriteString(" unlogged")
 		}
 		fmt.Fprintf(&b, " table %s(%s)", t.name, cols)

@@ -7,7 +7,7 @@ import (
 
 func TestCreateTablesIsPgbenchsDDL(t *testing.T) {
 	p := DefaultPgbench()
-	got := p.CreateTables()
+	got := p.CreateTables(18)
 	want := []string{
 		"create table pgbench_history(tid int,bid int,aid    int,delta int,mtime timestamp,filler char(22))",
 		"create table pgbench_tellers(tid int not null,bid int,tbalance int,filler char(84)) with (fillfactor=100)",
@@ -28,7 +28,7 @@ func TestCreateTablesOptions(t *testing.T) {
 	p := Pgbench{Scale: 20000, Fillfactor: 80, Unlogged: true, Partitions: 3, PartitionMethod: PartitionRange,
 		Tablespace: `my"ts`}
 	// ceil(2e9 / 3) = 666666667 aids per partition; bounds are p × size + 1.
-	got := strings.Join(p.CreateTables(), "\n")
+	got := strings.Join(p.CreateTables(18), "\n")
 	for _, want := range []string{
 		`create unlogged table pgbench_history(tid int,bid int,aid bigint,delta int,mtime timestamp,filler char(22)) tablespace "my""ts"`,
 		// The partitioned parent: not unlogged, no fillfactor, but the tablespace.
@@ -42,8 +42,12 @@ func TestCreateTablesOptions(t *testing.T) {
 			t.Errorf("DDL lacks %q:\n%s", want, got)
 		}
 	}
+	// Before PostgreSQL 18 the partitioned parent is unlogged too.
+	if got := strings.Join(p.CreateTables(15), "\n"); !strings.Contains(got, "create unlogged table pgbench_accounts(aid bigint not null,bid int,abalance int,filler char(84)) partition by range (aid)") {
+		t.Errorf("PostgreSQL 15 DDL:\n%s", got)
+	}
 	h := Pgbench{Scale: 1, Fillfactor: 100, Partitions: 2, PartitionMethod: PartitionHash}
-	if got := strings.Join(h.CreateTables(), "\n"); !strings.Contains(got, "for values with (modulus 2, remainder 1) with (fillfactor=100)") {
+	if got := strings.Join(h.CreateTables(18), "\n"); !strings.Contains(got, "for values with (modulus 2, remainder 1) with (fillfactor=100)") {
 		t.Errorf("hash partition DDL:\n%s", got)
 	}
 }
