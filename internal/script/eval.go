@@ -113,8 +113,25 @@ func (c *Client) eval(n *node) (Value, error) {
 	case fnAnd, fnOr, fnCase:
 		return c.evalLazy(n)
 	}
-	// Standard function: evaluate the arguments (at most 16) left to right
-	// onto the client's argument stack, then apply.
+	// Standard function: evaluate the arguments (at most 16) left to right,
+	// then apply. Up to three arguments (all but least/greatest) are held
+	// in a local array; more go on the client's argument stack.
+	if len(n.args) <= 3 {
+		var buf [3]Value
+		hasNull := false
+		for k, a := range n.args {
+			v, err := c.eval(a)
+			if err != nil {
+				return Value{}, err
+			}
+			buf[k] = v
+			hasNull = hasNull || v.kind == KindNull
+		}
+		if hasNull && n.fn != fnIs && n.fn != fnDebug {
+			return NullValue(), nil
+		}
+		return c.apply(n.fn, buf[:len(n.args)])
+	}
 	base := len(c.stack)
 	hasNull := false
 	for k, a := range n.args {
@@ -130,13 +147,12 @@ func (c *Client) eval(n *node) (Value, error) {
 		hasNull = hasNull || v.kind == KindNull
 		c.stack = append(c.stack, v)
 	}
-	args := c.stack[base:]
 	var v Value
 	var err error
 	if hasNull && n.fn != fnIs && n.fn != fnDebug {
 		v = NullValue()
 	} else {
-		v, err = c.apply(n.fn, args)
+		v, err = c.apply(n.fn, c.stack[base:])
 	}
 	c.stack = c.stack[:base]
 	return v, err
