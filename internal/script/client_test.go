@@ -234,3 +234,42 @@ func TestSetRandomAllocs(t *testing.T) {
 		t.Errorf("%v allocations per transaction", allocs)
 	}
 }
+
+// TestClientsConcurrent runs clients of one program in parallel (for the
+// race detector): scripts are shared read-only, state is per client.
+func TestClientsConcurrent(t *testing.T) {
+	s, err := Parse("tpcb", tpcbLike)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prepare(Prepared, 0); err != nil {
+		t.Fatal(err)
+	}
+	prog := NewProgram(s)
+	st := prng.Derive(1, 4, 1, false)
+	done := make(chan string)
+	for id := 0; id < 4; id++ {
+		go func(id int) {
+			c := prog.NewClient(id, st.Clients[id], nil)
+			_ = c.SetInt("startup", "scale", 10)
+			var last []byte
+			for n := 0; n < 200; n++ {
+				c.Begin(0)
+				for i := 0; i < len(s.Commands); i = c.Next(i) {
+					if s.Commands[i].Kind == SQLCommand {
+						last = c.AppendSQL(last[:0], i)
+					} else if err := c.Exec(i); err != nil {
+						done <- err.Error()
+						return
+					}
+				}
+			}
+			done <- ""
+		}(id)
+	}
+	for id := 0; id < 4; id++ {
+		if msg := <-done; msg != "" {
+			t.Error(msg)
+		}
+	}
+}

@@ -126,11 +126,12 @@ const (
 // slot, mapped to the client's slot at run time) or a call with its
 // arguments. CASE is a call of fnCase with arguments c1, v1, c2, v2, …, else.
 type node struct {
-	op   nodeOp
-	fn   fnID
-	val  Value
-	slot int32
-	args []*node
+	op    nodeOp
+	fn    fnID
+	val   Value
+	slot  int32
+	depth int32 // height of the tree (1 for a leaf)
+	args  []*node
 }
 
 // format renders the desugared tree, for tests and debugging, e.g.
@@ -169,11 +170,19 @@ const (
 	precUnary
 )
 
-// maxExprDepth bounds nesting. bison's parser stack (YYMAXDEPTH 10000) makes
-// pgbench fail with "memory exhausted" on expressions nested roughly this
-// deep; the exact threshold depends on the parser states and is not
-// reproduced.
-const maxExprDepth = 10000
+// yyMaxDepth is bison's YYMAXDEPTH: pgbench's parser fails with "memory
+// exhausted" when its stack (one entry per pending symbol, plus one) would
+// reach 10000 entries, e.g. at the 9999th of nested parentheses or prefix
+// minus signs. The parser below counts the same entries (see shift and
+// reduce) so that the error appears at the same token.
+const yyMaxDepth = 10000
+
+// maxTreeDepth bounds the depth of a compiled expression, which is
+// evaluated recursively. Left-associative chains (1+1+…) do not grow
+// bison's stack, so pgbench accepts them at any length (and its recursive
+// evaluation overflows the C stack somewhere past ten thousand levels);
+// pgtrial rejects trees deeper than this with the same "memory exhausted".
+const maxTreeDepth = 100000
 
 func binaryOp(k tokKind) (prec int, fn fnID, swap bool, ok bool) {
 	switch k {
@@ -230,7 +239,7 @@ type exprParser struct {
 	tok   token
 	have  bool
 	err   *exprError
-	depth int
+	stack int // bison's stack entries: 1 + pending symbols
 	syms  *symbols
 }
 
@@ -253,10 +262,44 @@ func (p *exprParser) peek() token {
 
 func (p *exprParser) advance() { p.have = false }
 
+// shift consumes the current token as bison shifts it: one more stack
+// entry.
+func (p *exprParser) shift() bool {
+	t := p.tok
+	p.have = false
+	p.stack++
+	if p.stack >= yyMaxDepth {
+		p.fail("memory exhausted", "", t)
+		return false
+	}
+	return true
+}
+
+// reduce replaces n stack symbols by one nonterminal; an empty rule (n = 0)
+// grows the stack, the current lookahead being the last token read.
+func (p *exprParser) reduce(n int) bool {
+	p.stack += 1 - n
+	if n == 0 && p.stack >= yyMaxDepth {
+		p.fail("memory exhausted", "", p.tok)
+		return false
+	}
+	return true
+}
+
+// tooDeep checks a new node against maxTreeDepth.
+func (p *exprParser) tooDeep(n *node) bool {
+	if n.depth > maxTreeDepth {
+		p.fail("memory exhausted", "", p.tok)
+		return true
+	}
+	return false
+}
+
 func (p *exprParser) syntaxError(t token) { p.fail("syntax error", "", t) }
 
 // parse parses a complete expression up to the end of the line.
 func (p *exprParser) parse() *node {
+	p.stack = 1
 	n := p.parseExpr(0)
 	if p.err != nil {
 		return nil
@@ -271,7 +314,7 @@ func (p *exprParser) parse() *node {
 }
 
 // parseExpr parses an operand and the following operators whose level is
-// above minPrec.
+// above minPrec. On return the expression is one symbol on bison's stack.
 func (p *exprParser) parseExpr(minPrec int) *node {
 	lhs := p.parseUnary()
 	if p.err != nil {
@@ -292,15 +335,21 @@ func (p *exprParser) parseExpr(minPrec int) *node {
 				p.syntaxError(t)
 				return nil
 			}
-			p.advance()
+			if !p.shift() {
+				return nil
+			}
 			rhs := p.parseExpr(prec)
 			if p.err != nil {
 				return nil
 			}
+			p.reduce(3) // expr: expr OP expr
 			if swap {
 				lhs, rhs = rhs, lhs
 			}
 			lhs = call(fn, lhs, rhs)
+			if p.tooDeep(lhs) {
+				return nil
+			}
 			lastCmp = prec == precCmp
 			continue
 		}
@@ -309,9 +358,12 @@ func (p *exprParser) parseExpr(minPrec int) *node {
 			if precIs <= minPrec {
 				return lhs
 			}
-			p.advance()
+			if !p.shift() {
+				return nil
+			}
 			negate := t.kind == tNotNull
 			rhs := constNode(NullValue())
+			n := 2 // expr ISNULL
 			if t.kind == tIs {
 				u := p.peek()
 				if p.err != nil {
@@ -319,9 +371,11 @@ func (p *exprParser) parseExpr(minPrec int) *node {
 				}
 				if u.kind == tNot {
 					negate = true
-					p.advance()
-					u = p.peek()
-					if p.err != nil {
+					if !p.shift() {
+						return nil
+					}
+					n++
+					if u = p.peek(); p.err != nil {
 						return nil
 					}
 				}
@@ -335,11 +389,18 @@ func (p *exprParser) parseExpr(minPrec int) *node {
 					p.syntaxError(u)
 					return nil
 				}
-				p.advance()
+				if !p.shift() {
+					return nil
+				}
+				n++
 			}
+			p.reduce(n)
 			lhs = call(fnIs, lhs, rhs)
 			if negate {
 				lhs = call(fnNot, lhs)
+			}
+			if p.tooDeep(lhs) {
+				return nil
 			}
 			lastCmp = false
 			continue
@@ -348,25 +409,51 @@ func (p *exprParser) parseExpr(minPrec int) *node {
 	}
 }
 
-func call(fn fnID, args ...*node) *node { return &node{op: nCall, fn: fn, args: args} }
+func call(fn fnID, args ...*node) *node {
+	n := &node{op: nCall, fn: fn, args: args, depth: 1}
+	for _, a := range args {
+		if a.depth >= n.depth {
+			n.depth = a.depth + 1
+		}
+	}
+	return n
+}
 
-func constNode(v Value) *node { return &node{op: nConst, val: v} }
+func constNode(v Value) *node { return &node{op: nConst, val: v, depth: 1} }
+
+// leaf shifts a constant or variable token and reduces it to expr.
+func (p *exprParser) leaf(n *node) *node {
+	if !p.shift() {
+		return nil
+	}
+	return n
+}
+
+// prefix parses the operand of a prefix operator (already current) whose
+// rule has level prec, and reduces "OP expr".
+func (p *exprParser) prefix(prec int) *node {
+	if !p.shift() {
+		return nil
+	}
+	x := p.parseExpr(prec)
+	if p.err != nil {
+		return nil
+	}
+	p.reduce(2)
+	return x
+}
 
 // parseUnary parses a prefix operator application or a primary.
 func (p *exprParser) parseUnary() *node {
-	p.depth++
-	defer func() { p.depth-- }()
 	t := p.peek()
 	if p.err != nil {
 		return nil
 	}
-	if p.depth > maxExprDepth {
-		p.fail("memory exhausted", "", t)
-		return nil
-	}
 	switch t.kind {
 	case tLParen:
-		p.advance()
+		if !p.shift() {
+			return nil
+		}
 		n := p.parseExpr(0)
 		if p.err != nil {
 			return nil
@@ -374,18 +461,22 @@ func (p *exprParser) parseUnary() *node {
 		if u := p.peek(); p.err == nil && u.kind != tRParen {
 			p.syntaxError(u)
 		}
-		if p.err != nil {
+		if p.err != nil || !p.shift() {
 			return nil
 		}
-		p.advance()
+		p.reduce(3)
 		return n
 	case tPlus:
-		p.advance()
-		return p.parseExpr(precUnary)
+		return p.prefix(precUnary)
 	case tMinus:
-		p.advance()
+		if !p.shift() {
+			return nil
+		}
 		if u := p.peek(); p.err == nil && u.kind == tMaxIntPlusOne {
-			p.advance()
+			if !p.shift() {
+				return nil
+			}
+			p.reduce(2)
 			return constNode(IntValue(minInt64))
 		}
 		if p.err != nil {
@@ -395,39 +486,32 @@ func (p *exprParser) parseUnary() *node {
 		if p.err != nil {
 			return nil
 		}
+		p.reduce(2)
 		return call(fnSub, constNode(IntValue(0)), x)
 	case tTilde:
-		p.advance()
-		x := p.parseExpr(precBit)
-		if p.err != nil {
+		x := p.prefix(precBit)
+		if x == nil {
 			return nil
 		}
 		return call(fnBitXor, constNode(IntValue(-1)), x)
 	case tNot:
-		p.advance()
-		x := p.parseExpr(precNot)
-		if p.err != nil {
+		x := p.prefix(precNot)
+		if x == nil {
 			return nil
 		}
 		return call(fnNot, x)
 	case tNull:
-		p.advance()
-		return constNode(NullValue())
+		return p.leaf(constNode(NullValue()))
 	case tTrue:
-		p.advance()
-		return constNode(BoolValue(true))
+		return p.leaf(constNode(BoolValue(true)))
 	case tFalse:
-		p.advance()
-		return constNode(BoolValue(false))
+		return p.leaf(constNode(BoolValue(false)))
 	case tInt:
-		p.advance()
-		return constNode(IntValue(t.ival))
+		return p.leaf(constNode(IntValue(t.ival)))
 	case tDouble:
-		p.advance()
-		return constNode(DoubleValue(t.dval))
+		return p.leaf(constNode(DoubleValue(t.dval)))
 	case tVar:
-		p.advance()
-		return &node{op: nVar, slot: p.syms.intern(t.text)}
+		return p.leaf(&node{op: nVar, slot: p.syms.intern(t.text), depth: 1})
 	case tFunc:
 		return p.parseCall(t)
 	case tCase:
@@ -441,6 +525,9 @@ func (p *exprParser) parseUnary() *node {
 // it is read (before the parenthesis), and the argument count is checked
 // when the closing parenthesis is read.
 func (p *exprParser) parseCall(name token) *node {
+	if !p.shift() {
+		return nil
+	}
 	idx := -1
 	for i := range functions {
 		if equalFoldASCII(name.text, functions[i].name) {
@@ -452,29 +539,40 @@ func (p *exprParser) parseCall(name token) *node {
 		p.fail("unexpected function name", name.text, name)
 		return nil
 	}
-	p.advance()
+	p.reduce(1) // function: FUNCTION
 	f := functions[idx]
 	if t := p.peek(); p.err == nil && t.kind != tLParen {
 		p.syntaxError(t)
 	}
-	if p.err != nil {
+	if p.err != nil || !p.shift() {
 		return nil
 	}
-	p.advance()
 	// elist: /* empty */ | expr | elist ',' expr  — so "f(,x)" is f(x).
 	var args []*node
 	t := p.peek()
 	if p.err != nil {
 		return nil
 	}
+	if t.kind == tRParen || t.kind == tComma {
+		if !p.reduce(0) {
+			return nil
+		}
+	}
 	if t.kind != tRParen {
-		if t.kind == tComma {
-			p.advance()
+		first := t.kind != tComma
+		if !first && !p.shift() {
+			return nil
 		}
 		for {
 			a := p.parseExpr(0)
 			if p.err != nil {
 				return nil
+			}
+			if first {
+				p.reduce(1) // elist: expr
+				first = false
+			} else {
+				p.reduce(3) // elist: elist ',' expr
 			}
 			args = append(args, a)
 			t = p.peek()
@@ -484,7 +582,9 @@ func (p *exprParser) parseCall(name token) *node {
 			if t.kind != tComma {
 				break
 			}
-			p.advance()
+			if !p.shift() {
+				return nil
+			}
 		}
 		if t.kind != tRParen {
 			p.syntaxError(t)
@@ -492,7 +592,10 @@ func (p *exprParser) parseCall(name token) *node {
 		}
 	}
 	closing := t
-	p.advance()
+	if !p.shift() {
+		return nil
+	}
+	p.reduce(4) // expr: function '(' elist ')'
 	n := len(args)
 	switch f.nargs {
 	case nargsVariable:
@@ -506,7 +609,7 @@ func (p *exprParser) parseCall(name token) *node {
 			return nil
 		}
 		if n == 1 {
-			args = append(args, &node{op: nVar, slot: p.syms.intern("default_seed")})
+			args = append(args, &node{op: nVar, slot: p.syms.intern("default_seed"), depth: 1})
 		}
 	case nargsPermute:
 		if n < 2 || n > 3 {
@@ -514,7 +617,7 @@ func (p *exprParser) parseCall(name token) *node {
 			return nil
 		}
 		if n == 2 {
-			args = append(args, &node{op: nVar, slot: p.syms.intern("default_seed")})
+			args = append(args, &node{op: nVar, slot: p.syms.intern("default_seed"), depth: 1})
 		}
 	default:
 		if n != f.nargs {
@@ -522,13 +625,33 @@ func (p *exprParser) parseCall(name token) *node {
 			return nil
 		}
 	}
-	return &node{op: nCall, fn: f.fn, args: args}
+	c := call(f.fn, args...)
+	if p.tooDeep(c) {
+		return nil
+	}
+	return c
+}
+
+// expect shifts the current token if it is of kind k, else reports a syntax
+// error.
+func (p *exprParser) expect(k tokKind) bool {
+	t := p.peek()
+	if p.err != nil {
+		return false
+	}
+	if t.kind != k {
+		p.syntaxError(t)
+		return false
+	}
+	return p.shift()
 }
 
 // parseCase parses CASE WHEN c THEN v [WHEN c THEN v]… [ELSE e] END; a
 // missing ELSE is ELSE NULL. The simple form CASE x WHEN … is not supported.
 func (p *exprParser) parseCase() *node {
-	p.advance() // CASE
+	if !p.shift() { // CASE
+		return nil
+	}
 	var args []*node
 	for {
 		t := p.peek()
@@ -542,40 +665,46 @@ func (p *exprParser) parseCase() *node {
 			p.syntaxError(t)
 			return nil
 		}
-		p.advance()
+		if !p.shift() {
+			return nil
+		}
 		c := p.parseExpr(0)
-		if p.err != nil {
+		if p.err != nil || !p.expect(tThen) {
 			return nil
 		}
-		if t := p.peek(); p.err == nil && t.kind != tThen {
-			p.syntaxError(t)
-		}
-		if p.err != nil {
-			return nil
-		}
-		p.advance()
 		v := p.parseExpr(0)
 		if p.err != nil {
 			return nil
+		}
+		if len(args) == 0 {
+			p.reduce(4) // when_then_list: WHEN expr THEN expr
+		} else {
+			p.reduce(5) // when_then_list: when_then_list WHEN expr THEN expr
 		}
 		args = append(args, c, v)
 	}
 	els := constNode(NullValue())
 	if p.peek().kind == tElse {
-		p.advance()
+		if !p.shift() {
+			return nil
+		}
 		els = p.parseExpr(0)
-		if p.err != nil {
+		if p.err != nil || !p.expect(tEndKw) {
 			return nil
 		}
-		if t := p.peek(); p.err == nil && t.kind != tEndKw {
-			p.syntaxError(t)
-		}
-		if p.err != nil {
+		p.reduce(5) // case_control: CASE when_then_list ELSE expr END
+	} else {
+		if !p.shift() { // END
 			return nil
 		}
+		p.reduce(3) // case_control: CASE when_then_list END
 	}
-	p.advance() // END
-	return &node{op: nCall, fn: fnCase, args: append(args, els)}
+	p.reduce(1) // expr: case_control
+	c := call(fnCase, append(args, els)...)
+	if p.tooDeep(c) {
+		return nil
+	}
+	return c
 }
 
 // equalFoldASCII is pg_strcasecmp(a, b) == 0 (ASCII case folding).

@@ -254,3 +254,41 @@ func TestValidVarName(t *testing.T) {
 		}
 	}
 }
+
+// TestParseDepth checks bison's stack limit: pgbench fails with "memory
+// exhausted" at the token that would make its parser stack reach 10000
+// entries (caret columns confirmed with pgbench 15.18).
+func TestParseDepth(t *testing.T) {
+	r := strings.Repeat
+	tests := []struct {
+		expr string
+		col  int // 1-based caret column, 0 = accepted
+	}{
+		{r("(", 9996) + "1" + r(")", 9996), 0},
+		{r("(", 9997) + "1" + r(")", 9997), 10006}, // at the first ')'
+		{r("(", 9998) + "1" + r(")", 9998), 10006}, // at the '1'
+		{r("(", 10001) + "1" + r(")", 10001), 10006},
+		{r("-", 20000) + "1", 10006},
+		{r("abs(", 4998) + "1" + r(")", 4998), 0},
+		{r("abs(", 4999) + "1" + r(")", 4999), 20004},
+		{r("abs(", 5000) + "1" + r(")", 5000), 20006},
+		{r("least(", 4999) + r(")", 4999), 30002},
+		{r("1 + ", 100001) + "1", 400010},
+	}
+	for _, tt := range tests {
+		_, err := Parse("d", "\\set x "+tt.expr+"\n")
+		pe, _ := err.(*ParseError)
+		if tt.col == 0 {
+			if err != nil {
+				t.Errorf("%.20s…: %s at column %d", tt.expr, pe.Msg, pe.Column)
+			}
+			continue
+		}
+		if pe == nil || pe.Msg != "memory exhausted" || pe.Column != tt.col {
+			if pe == nil {
+				pe = &ParseError{}
+			}
+			t.Errorf("%.20s…: got %q at column %d, want memory exhausted at %d", tt.expr, pe.Msg, pe.Column, tt.col)
+		}
+	}
+}
