@@ -292,3 +292,53 @@ func TestParseDepth(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitNumericJunk checks the lexer's trailing-junk rules, which decide
+// whether a letter after a number starts an identifier (pgbench 15.18:
+// "1end" is one token, "1e+end" is not; "1E'\'" is 1E followed by a plain
+// string).
+func TestSplitNumericJunk(t *testing.T) {
+	body := "CREATE FUNCTION f() BEGIN ATOMIC SELECT %s; SELECT 2; END;\n"
+	for junk, n := range map[string]int{"1end": 1, "1xend": 1, "1.5xend": 1, "1e5end": 1, "0x1end": 1,
+		"1e+end": 3, "1..end": 3, "$1end": 1, "1 end": 3} {
+		s, err := Parse("j", strings.Replace(body, "%s", junk, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Commands) != n {
+			t.Errorf("%s: %d commands, want %d", junk, len(s.Commands), n)
+		}
+	}
+	s, _ := Parse("j", "SELECT 1E'\\'; SELECT 2;'\n\\endif\n")
+	var got []string
+	for _, c := range s.Commands {
+		got = append(got, c.Text)
+	}
+	if strings.Join(got, "|") != "SELECT 1E'\\';|SELECT 2;|'\n\\endif\n" {
+		t.Errorf("1E'\\': %q", got)
+	}
+}
+
+// TestGsetErrorLine pins pgbench 15's line numbers for "\gset must follow
+// an SQL command", computed before its lexer moves on (observed with
+// pgbench 15.18).
+func TestGsetErrorLine(t *testing.T) {
+	for src, line := range map[string]int{
+		"\\gset\n":                              1,
+		"\\gset\nSELECT 1\n":                    2,
+		"\\gset\nSELECT 1\nSELECT 2\n\n\n":      5,
+		"\\gset\nSELECT 1":                      2,
+		"\\gset":                                1,
+		"-- c\n\n\\gset\nSELECT 1\nSELECT 2\n":  5,
+		"SELECT 1 \\gset\n\\gset\nSELECT 1\n":   2,
+		"\\set a 1\n\\gset\n\nSELECT 1\n":       2,
+		"SELECT 1;\n\\set a 1\n\\gset\n\nx\n\n": 3,
+		"x\\set y 1\n\r\n\t\\gset\n":            2,
+	} {
+		_, err := Parse("g", src)
+		pe, ok := err.(*ParseError)
+		if !ok || pe.Msg != `\gset must follow an SQL command` || pe.Line != line {
+			t.Errorf("%q: %v, want line %d", src, err, line)
+		}
+	}
+}

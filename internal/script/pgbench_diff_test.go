@@ -145,6 +145,14 @@ var diffScripts = []string{
 	"SELECT $a$;$a$; SELECT $$;$$;\n\\endif\n", "SELECT /* ; /* ; */ ; */ 1; SELECT 2;\n\\endif\n",
 	"SELECT E'\\';'; SELECT 'a\\';\n\\endif\n", "SELECT \"a;\"; SELECT U&\"b;\";\n\\endif\n",
 	"\\set a 1\n\\set b 2\nSELECT 1; \\set c 3\n\\endif\n",
+	"CREATE FUNCTION f() BEGIN ATOMIC SELECT 1end; SELECT 2; END;\n\\endif\n",
+	"CREATE FUNCTION f() BEGIN ATOMIC SELECT 1e+end; SELECT 2; END;\n\\endif\n",
+	"CREATE FUNCTION f() BEGIN ATOMIC SELECT 1..end; SELECT 2; END;\n\\endif\n",
+	"CREATE FUNCTION f() BEGIN ATOMIC SELECT $1end; SELECT 2; END;\n\\endif\n",
+	"CREATE FUNCTION f() BEGIN ATOMIC SELECT .5e-end; SELECT 2; END;\n\\endif\n",
+	"SELECT 1E'\\'; SELECT 2;'\n\\endif\n", "SELECT 1 E'\\'; SELECT 2;'\n\\endif\n",
+	"SELECT $a$ \\endif $a$;\n\\endif\n", "SELECT $a \\endif $a;\n\\endif\n",
+	"SELECT 'a' -- \\endif\n\\endif\n", "/* \\endif */ \\endif\n", "SELECT \"\\\";\n\\endif\n",
 	// evaluation
 	"\\set a debug(abs(true))\n\\set b debug(abs(false))\n\\set d debug(~1+2)\n\\set e debug(1<<64)\n\\set f debug(1 << -1)\n\\set g debug(debug(1) > debug(2))\n\\set h debug(1 IS TRUE)\n",
 	"\\set i debug(1.0/0)\n\\set j debug(-1.0/0)\n\\set k debug(0.0/0)\n\\set l debug(-0.0)\n\\set m debug(1e15)\n\\set n debug(1e14 + 0.5)\n\\set o debug(123456789012345678 * 1.0)\n",
@@ -428,5 +436,32 @@ func genBool(r *rand.Rand, depth int) string {
 		return "CASE WHEN " + genNum(r, d) + " THEN " + genBool(r, d) + " ELSE " + genBool(r, d) + " END"
 	default:
 		return "debug(" + genBool(r, d) + ")"
+	}
+}
+
+// TestPgbenchDiffSplitRandom compares how random SQL-like text is split into
+// commands: a final \endif makes pgbench report the number of commands
+// ("\endif without matching \if" at command N+1). No server is needed.
+func TestPgbenchDiffSplitRandom(t *testing.T) {
+	bin, _ := pgbenchForDiff(t)
+	n := 300
+	if v := os.Getenv("PGTRIAL_PGBENCH_DIFF_N"); v != "" {
+		fmt.Sscan(v, &n)
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	pieces := []string{"SELECT", " ", "\n", ";", ";", "(", ")", "'", "''", "\"", "E'", "e'", "\\'", "\\", "\\;", "\\:",
+		"$$", "$a$", "$b$", "$1", "$", "/*", "*/", "--", "-", "*", "begin", "BEGIN", "end", "END", "case", "atomic",
+		"create", "CREATE", "or", "replace", "function", "procedure", "x", "1", "1e", "1e+", ".5", "..", "U&'", "u&\"",
+		"B'", "N'", ":x", "::", ":'v'", "\\set y 1\n", "\\gset\n", "\\sleep 1\n", "\r\n", "\t", "\\\n"}
+	fails := 0
+	for k := 0; k < n && fails < 10; k++ {
+		var b strings.Builder
+		for j := r.IntN(30) + 1; j > 0; j-- {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		b.WriteString("\n\\endif\n")
+		if !compareWithPgbench(t, bin, "", b.String(), nil) {
+			fails++
+		}
 	}
 }

@@ -135,7 +135,7 @@ func (s *sqlScanner) scan(pos int, buf []byte) (scanResult, int, []byte, int) {
 			i = j
 
 		case isDigit(c) || (c == '.' && isDigit(c1)):
-			j := skipNumber(src, i)
+			j := skipJunk(src, skipNumber(src, i))
 			emit(i, j)
 			i = j
 
@@ -267,6 +267,25 @@ func skipNumber(src string, i int) int {
 	return i
 }
 
+// skipJunk extends a numeric literal or parameter ending at j over
+// identifier characters glued to it, as the lexer's "trailing junk" rules
+// do (1end, 1E'x', $1abc are single tokens, so the E does not start an E''
+// string and END is not a keyword), except after "1e+" or "1e-" without
+// digits, which the lexer splits ("realfail").
+func skipJunk(src string, j int) int {
+	n := len(src)
+	if j >= n || !isIdentStart(src[j]) {
+		return j
+	}
+	if (src[j] == 'e' || src[j] == 'E') && j+1 < n && (src[j+1] == '+' || src[j+1] == '-') {
+		return j
+	}
+	for j < n && isIdentCont(src[j]) {
+		j++
+	}
+	return j
+}
+
 // dollar lexes a token starting with '$' at i: a dollar-quoted string
 // ($tag$…$tag$, to the end if unterminated), a parameter ($1), or the lone
 // '$' (including dolqfailed, "$abc" without closing '$', which gives back
@@ -279,7 +298,7 @@ func (s *sqlScanner) dollar(i int) int {
 		for j < n && isDigit(src[j]) {
 			j++
 		}
-		return j
+		return skipJunk(src, j)
 	}
 	if j < n && isIdentStart(src[j]) {
 		for j < n && (isIdentStart(src[j]) || isDigit(src[j])) {
