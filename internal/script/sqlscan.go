@@ -269,7 +269,7 @@ func skipNumber(src string, i int) int {
 
 // skipJunk extends a numeric literal or parameter ending at j over
 // identifier characters glued to it, as the lexer's "trailing junk" rules
-// do (1end, 1E'x', $1abc are single tokens, so the E does not start an E”
+// do (1end, 1E'x', $1abc are single tokens, so the E does not start an E-quoted
 // string and END is not a keyword), except after "1e+" or "1e-" without
 // digits, which the lexer splits ("realfail").
 func skipJunk(src string, j int) int {
