@@ -51,6 +51,7 @@ type Client struct {
 	Rand prng.State
 
 	script int
+	cmds   []*Command // the current script's commands
 	slots  []int32
 	cmd    int
 	cond   condStack
@@ -67,6 +68,7 @@ func (p *Program) NewClient(id int, rnd prng.State, debug io.Writer) *Client {
 	c.cond = make(condStack, 0, 8)
 	if len(p.maps) > 0 {
 		c.slots = p.maps[0]
+		c.cmds = p.Scripts[0].Commands
 	}
 	return c
 }
@@ -77,6 +79,7 @@ func (p *Program) NewClient(id int, rnd prng.State, debug io.Writer) *Client {
 func (c *Client) Begin(script int) {
 	c.script = script
 	c.slots = c.prog.maps[script]
+	c.cmds = c.prog.Scripts[script].Commands
 	c.cond = c.cond[:0]
 	c.cmd = 0
 }
@@ -88,7 +91,7 @@ func (c *Client) Script() int { return c.script }
 // command being run.
 func (c *Client) command(i int) *Command {
 	c.cmd = i
-	return c.prog.Scripts[c.script].Commands[i]
+	return c.cmds[i]
 }
 
 // Active reports whether commands currently run (no open \if, or the
@@ -102,7 +105,7 @@ func (c *Client) Active() bool { return c.cond.active() }
 // condition gets evaluated). It returns the number of commands at the end
 // of the script.
 func (c *Client) Next(i int) int {
-	cmds := c.prog.Scripts[c.script].Commands
+	cmds := c.cmds
 	i++
 	if c.cond.active() {
 		return i
@@ -205,7 +208,7 @@ func (c *Client) Exec(i int) error {
 			return execErr(err, cmd.Args[0], reasonEval)
 		}
 		g := c.slots[cmd.setSlot]
-		if !c.vars[g].defined && !cmd.setValid {
+		if !cmd.setValid && !c.vars[g].defined {
 			return execErr(evalErrorf("%s: invalid variable name: \"%s\"", cmd.Args[0], cmd.Args[1]), "set", reasonAssign)
 		}
 		c.vars[g].setValue(v)

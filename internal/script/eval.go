@@ -65,9 +65,14 @@ func toBool(v Value) (bool, error) {
 // toInt is coerceToInt: doubles are rounded half to even (rint) and must fit
 // in int64 (-2^63 <= d < 2^63).
 func toInt(v Value) (int64, error) {
-	switch v.kind {
-	case KindInt:
+	if v.kind == KindInt {
 		return v.Int(), nil
+	}
+	return toIntSlow(v)
+}
+
+func toIntSlow(v Value) (int64, error) {
+	switch v.kind {
 	case KindDouble:
 		d := math.RoundToEven(v.Double())
 		if math.IsNaN(d) || !(d >= -0x1p63 && d < 0x1p63) {
@@ -120,9 +125,23 @@ func (c *Client) eval(n *node) (Value, error) {
 		var buf [3]Value
 		hasNull := false
 		for k, a := range n.args {
-			v, err := c.eval(a)
-			if err != nil {
-				return Value{}, err
+			// Constants and typed variables are read in place, without a
+			// recursive call.
+			var v Value
+			switch a.op {
+			case nConst:
+				v = a.val
+			case nVar:
+				if vr := &c.vars[c.slots[a.slot]]; vr.defined && vr.val.kind != KindNone {
+					v = vr.val
+					break
+				}
+				fallthrough
+			default:
+				var err error
+				if v, err = c.eval(a); err != nil {
+					return Value{}, err
+				}
 			}
 			buf[k] = v
 			hasNull = hasNull || v.kind == KindNull
@@ -243,13 +262,15 @@ func (c *Client) apply(fn fnID, args []Value) (Value, error) {
 				return BoolValue(ld < rd), nil
 			}
 		}
-		li, err := toInt(l)
-		if err != nil {
-			return Value{}, err
-		}
-		ri, err := toInt(r)
-		if err != nil {
-			return Value{}, err
+		li, ri := l.Int(), r.Int()
+		if l.kind != KindInt || r.kind != KindInt {
+			var err error
+			if li, err = toInt(l); err != nil {
+				return Value{}, err
+			}
+			if ri, err = toInt(r); err != nil {
+				return Value{}, err
+			}
 		}
 		switch fn {
 		case fnAdd:
@@ -494,13 +515,15 @@ func abs64(i int64) int64 {
 // must satisfy lb <= ub and ub - lb + 1 <= INT64_MAX; the parameter is
 // checked before drawing.
 func (c *Client) random(fn fnID, args []Value) (Value, error) {
-	lo, err := toInt(args[0])
-	if err != nil {
-		return Value{}, err
-	}
-	hi, err := toInt(args[1])
-	if err != nil {
-		return Value{}, err
+	lo, hi := args[0].Int(), args[1].Int()
+	if args[0].kind != KindInt || args[1].kind != KindInt {
+		var err error
+		if lo, err = toInt(args[0]); err != nil {
+			return Value{}, err
+		}
+		if hi, err = toInt(args[1]); err != nil {
+			return Value{}, err
+		}
 	}
 	if lo > hi {
 		return Value{}, errEmptyRange
