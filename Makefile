@@ -7,7 +7,9 @@ COMMIT   := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 LDFLAGS  := -X main.commit=$(COMMIT)
 DEMO_SCALE ?= 10
 
-.PHONY: all build demo test vet postgres clean
+FUZZTIME ?= 10m
+
+.PHONY: all build demo test vet fuzz postgres clean
 
 all: build
 
@@ -30,6 +32,16 @@ vet:
 # Everything: vet, unit tests, integration tests against throwaway clusters, fuzz seed corpora.
 test: postgres vet
 	$(GO) test -race -timeout 15m ./...
+
+# Fuzz every target for FUZZTIME each, one after the other (make test runs only their
+# seed corpora). A crasher lands in the package's testdata/fuzz and fails make test.
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+		for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
+			$(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
+	done
 
 clean:
 	rm -rf bin

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/pgtrial/pgtrial/internal/cnum"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/script"
 	"github.com/pgtrial/pgtrial/internal/workload"
@@ -447,7 +448,7 @@ func (p *parser) option(ev getoptEvent) error {
 		p.benchOption = true
 		o.Log = true
 	case 'L':
-		limit := atof(arg)
+		limit := cnum.Atof(arg)
 		if !(limit > 0) {
 			return p.log.fatal("invalid latency limit: \"%s\"", arg)
 		}
@@ -483,7 +484,7 @@ func (p *parser) option(ev getoptEvent) error {
 		o.ReportPerCommand = true
 	case 'R':
 		p.benchOption = true
-		rate := atof(arg)
+		rate := cnum.Atof(arg)
 		if !(rate > 0) {
 			return p.log.fatal("invalid rate limit: \"%s\"", arg)
 		}
@@ -525,7 +526,7 @@ func (p *parser) option(ev getoptEvent) error {
 		o.IndexTablespace = arg
 	case optSamplingRate:
 		p.benchOption = true
-		rate := atof(arg)
+		rate := cnum.Atof(arg)
 		if !(rate > 0) || rate > 1 {
 			return p.log.fatal("invalid sampling rate: \"%s\"", arg)
 		}
@@ -576,7 +577,7 @@ func (p *parser) option(ev getoptEvent) error {
 		p.benchOption = true
 		o.FailuresDetailed = true
 	case optMaxTries:
-		n := atoi(arg) // pgbench uses atoi: junk is 0, i.e. unlimited
+		n := cnum.Atoi(arg) // pgbench uses atoi: junk is 0, i.e. unlimited
 		if n < 0 {
 			return p.log.fatal("invalid number of maximum tries: \"%s\"", arg)
 		}
@@ -804,7 +805,7 @@ func (p *parser) parseScriptWeight(option string) (string, int, error) {
 		return option, 1, nil
 	}
 	name, spec := option[:sep], option[sep+1:]
-	v, end, overflow := strtol(spec)
+	v, end, overflow := cnum.Strtol(spec)
 	if overflow || end == 0 || end != len(spec) {
 		return "", 0, p.log.fatal("invalid weight specification: %s", option[sep:])
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/pgtrial/pgtrial/internal/cnum"
 	"github.com/pgtrial/pgtrial/internal/prng"
 )
 
@@ -272,7 +273,7 @@ func (c *Client) SleepMicros(i int) (int32, error) {
 			return 0, &ExecError{Msg: fmt.Sprintf("%s: undefined variable \"%s\"", cmd.Args[0], sp.name), Cmd: "sleep", Reason: reasonExec}
 		}
 		s := string(v.text())
-		usec = cAtoi(s)
+		usec = cnum.Atoi(s)
 		if usec == 0 && (s == "" || !isDigit(s[0])) {
 			return 0, &ExecError{Msg: fmt.Sprintf("%s: invalid sleep time \"%s\" for variable \"%s\"", cmd.Args[0], s, sp.name), Cmd: "sleep", Reason: reasonExec}
 		}
@@ -345,9 +346,9 @@ func (c *Client) StoreShellResult(i int, output []byte) error {
 	if k := indexNUL(s); k >= 0 {
 		s = s[:k]
 	}
-	v, n := cStrtol(s)
+	v, n, _ := cnum.Strtol(s)
 	end := n
-	for end < len(s) && isCSpace(s[end]) {
+	for end < len(s) && cnum.IsSpace(s[end]) {
 		end++
 	}
 	if s == "" || end != len(s) {

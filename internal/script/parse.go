@@ -3,6 +3,8 @@ package script
 import (
 	"fmt"
 	"strings"
+
+	"github.com/pgtrial/pgtrial/internal/cnum"
 )
 
 // CommandKind tells SQL commands from meta-commands.
@@ -257,7 +259,7 @@ func Parse(name, src string) (*Script, error) {
 func (p *parser) addSQL(text []byte, first int) {
 	i := 0
 	for {
-		if i < len(text) && isCSpace(text[i]) {
+		if i < len(text) && cnum.IsSpace(text[i]) {
 			i++
 		} else if i+1 < len(text) && text[i] == '-' && text[i+1] == '-' {
 			k := strings.IndexByte(string(text[i:]), '\n')

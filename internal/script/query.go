@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/pgtrial/pgtrial/internal/cnum"
 )
 
 // Mode is the query protocol (pgbench -M).
@@ -158,7 +160,7 @@ func (p *parser) sleepSpec(args []string) sleepSpec {
 		sp.name = a[1:]
 		sp.slot = p.s.syms.intern(sp.name)
 	} else {
-		sp.literal = cAtoi(a)
+		sp.literal = cnum.Atoi(a)
 	}
 	return sp
 }

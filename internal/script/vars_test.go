@@ -1,7 +1,6 @@
 package script
 
 import (
-	"math"
 	"strings"
 	"testing"
 
@@ -107,47 +106,5 @@ func TestVarsAPI(t *testing.T) {
 	}
 	if got := strings.Join(c.Names(), ","); got != "p_abalance,scale,d" {
 		t.Errorf("Names = %q", got)
-	}
-}
-
-func TestCStrtod(t *testing.T) {
-	// Expectations from glibc 2.36 (strtod, errno).
-	tests := []struct {
-		s      string
-		v      float64
-		n      int
-		erange bool
-	}{
-		{"1e-310", 9.9999999999999694e-311, 6, true},
-		{"4.9406564584124654e-324", 4.9406564584124654e-324, 23, true},
-		{"2.2250738585072014e-308", 2.2250738585072014e-308, 23, false},
-		{"1e-400", 0, 6, true},
-		{"0x1p-1074", 4.9406564584124654e-324, 9, false},
-		{"0x1.8", 1.5, 5, false},
-		{"  12", 12, 4, false},
-		{"12 ", 12, 2, false},
-		{"inf", math.Inf(1), 3, false},
-		{"infinity", math.Inf(1), 8, false},
-		{"0x", 0, 1, false},
-		{"1e", 1, 1, false},
-		{"nan(123)", math.NaN(), 8, false},
-		{"1.0E309", math.Inf(1), 7, true},
-		{".1E310", math.Inf(1), 6, true},
-		{"2.2250738585072011e-308", 2.2250738585072009e-308, 23, true},
-		{"abc", 0, 0, false},
-		{"-.5e1x", -5, 5, false},
-	}
-	for _, tt := range tests {
-		v, n, er := cStrtod(tt.s)
-		same := v == tt.v || (math.IsNaN(v) && math.IsNaN(tt.v))
-		if !same || n != tt.n || er != tt.erange {
-			t.Errorf("cStrtod(%q) = %v, %d, %v; want %v, %d, %v", tt.s, v, n, er, tt.v, tt.n, tt.erange)
-		}
-	}
-	for s, want := range map[string]int32{"99999999999999999999": -1, "-99999999999999999999": 0, " 12x": 12,
-		"-7": -7, "x": 0, "4294967297": 1} {
-		if got := cAtoi(s); got != want {
-			t.Errorf("cAtoi(%q) = %d, want %d", s, got, want)
-		}
 	}
 }
