@@ -895,7 +895,16 @@ func (p *parser) addScript(desc, builtin, src string, weight int) error {
 		return p.log.fatal("at most %d SQL scripts are allowed", MaxScripts)
 	}
 	if err := parsed.CheckConditionals(); err != nil {
-		return p.log.fatal("%v", err)
+		// pgbench's line, then where it is, which pgbench does not say.
+		p.log.Error("%v", err)
+		if ce, ok := err.(*script.ConditionError); ok {
+			what := "the command"
+			if ce.Command > len(parsed.Commands) { // \if without matching \endif: the open \if
+				what = `the unclosed \if`
+			}
+			p.log.Detail("%s is at %s", what, ce.Where())
+		}
+		return &Exit{Code: 1}
 	}
 	p.o.Scripts = append(p.o.Scripts, Script{Desc: desc, Builtin: builtin, Weight: weight, Source: src, Parsed: parsed})
 	return nil

@@ -377,3 +377,22 @@ func TestParseValues(t *testing.T) {
 		}
 	})
 }
+
+// A condition error is pgbench's line plus a detail that says where the command is.
+func TestConditionErrorDetail(t *testing.T) {
+	files := map[string]string{
+		"else.sql": "select 1;\n  \\else\n",
+		"if.sql":   "\\if 1\nselect 1;\n",
+	}
+	for name, want := range map[string]string{
+		"else.sql": "pgbench: error: condition error in script \"else.sql\" command 2: \\else without matching \\if\n" +
+			"pgbench: detail: the command is at else.sql:2:3\n",
+		"if.sql": "pgbench: error: condition error in script \"if.sql\" command 3: \\if without matching \\endif\n" +
+			"pgbench: detail: the unclosed \\if is at if.sql:1:1\n",
+	} {
+		_, code, _, errOut := parseArgs(t, fakeSys{files: files}, "-f", name)
+		if code != 1 || errOut != want {
+			t.Errorf("%s: exit %d, stderr\n%s\nwant\n%s", name, code, errOut, want)
+		}
+	}
+}

@@ -9,6 +9,15 @@ type ConditionError struct {
 	Script  string // the script's name
 	Command int    // 1-based command number (pgbench's i + 1)
 	Msg     string // e.g. `\elif without matching \if`
+	// Line and Column locate the offending meta-command (for "\if without
+	// matching \endif": the innermost unclosed \if), which pgbench's message
+	// does not say; the front end adds them as a detail line.
+	Line, Column int
+}
+
+// Where is "FILE:LINE:COLUMN" of the offending command.
+func (e *ConditionError) Where() string {
+	return fmt.Sprintf("%s:%d:%d", e.Script, e.Line, e.Column)
 }
 
 func (e *ConditionError) Error() string {
@@ -34,8 +43,9 @@ const (
 // `\endif without matching \if` and `\if without matching \endif`.
 func (s *Script) CheckConditionals() error {
 	var stack []ifState
-	fail := func(i int, msg string) error {
-		return &ConditionError{Script: s.Name, Command: i + 1, Msg: msg}
+	var ifs []*Command // the open \if of each stack level
+	fail := func(i int, at *Command, msg string) error {
+		return &ConditionError{Script: s.Name, Command: i + 1, Msg: msg, Line: at.Line, Column: at.Column}
 	}
 	for i, c := range s.Commands {
 		if c.Kind != MetaCommand {
@@ -44,30 +54,32 @@ func (s *Script) CheckConditionals() error {
 		switch c.Meta {
 		case MetaIf:
 			stack = append(stack, ifFalse)
+			ifs = append(ifs, c)
 		case MetaElif:
 			if len(stack) == 0 {
-				return fail(i, `\elif without matching \if`)
+				return fail(i, c, `\elif without matching \if`)
 			}
 			if stack[len(stack)-1] == ifElseFalse {
-				return fail(i, `\elif after \else`)
+				return fail(i, c, `\elif after \else`)
 			}
 		case MetaElse:
 			if len(stack) == 0 {
-				return fail(i, `\else without matching \if`)
+				return fail(i, c, `\else without matching \if`)
 			}
 			if stack[len(stack)-1] == ifElseFalse {
-				return fail(i, `\else after \else`)
+				return fail(i, c, `\else after \else`)
 			}
 			stack[len(stack)-1] = ifElseFalse
 		case MetaEndif:
 			if len(stack) == 0 {
-				return fail(i, `\endif without matching \if`)
+				return fail(i, c, `\endif without matching \if`)
 			}
 			stack = stack[:len(stack)-1]
+			ifs = ifs[:len(ifs)-1]
 		}
 	}
 	if len(stack) > 0 {
-		return fail(len(s.Commands), `\if without matching \endif`)
+		return fail(len(s.Commands), ifs[len(ifs)-1], `\if without matching \endif`)
 	}
 	return nil
 }

@@ -74,6 +74,8 @@ type Command struct {
 	Kind  CommandKind // SQL or meta
 	Meta  Meta        // the meta-command; for SQL MetaNone, MetaGset or MetaAset
 	Line  int         // 1-based line of the command's first character (of the '\' for meta)
+	// Column is the 1-based byte column of a meta-command's '\' on Line (0 for SQL).
+	Column int
 
 	// Text is the full command: for SQL the statement as sent in simple mode
 	// before substitution (leading blanks and -- lines removed, the ';'
@@ -191,6 +193,15 @@ type parser struct {
 
 // lineAt returns the 1-based line of offset off (counting '\n' bytes before
 // it, as pgbench does).
+// columnAt is the 1-based byte column of offset off on its line.
+func (p *parser) columnAt(off int) int {
+	line := p.lineAt(off)
+	if line == 1 {
+		return off + 1
+	}
+	return off - p.lines[line-2]
+}
+
 func (p *parser) lineAt(off int) int {
 	lo, hi := 0, len(p.lines)
 	for lo < hi {
@@ -309,7 +320,7 @@ func (p *parser) backslash(bs int) (int, error) {
 	if !ok {
 		return pos, nil // a lone backslash: no command
 	}
-	c := &Command{Kind: MetaCommand, Line: line, Args: []string{word}, Meta: metaByName(word)}
+	c := &Command{Kind: MetaCommand, Line: line, Column: p.columnAt(bs), Args: []string{word}, Meta: metaByName(word)}
 	perr := func(msg, more, text string, col int) *ParseError {
 		return &ParseError{File: p.name, Line: line, Msg: msg, Detail: more, Command: word, Text: text, Column: col}
 	}

@@ -342,3 +342,27 @@ func TestGsetErrorLine(t *testing.T) {
 		}
 	}
 }
+
+// A condition error also says where the offending meta-command is (pgbench's message
+// gives only a command number): the command itself, or the innermost unclosed \if.
+func TestConditionErrorWhere(t *testing.T) {
+	tests := []struct{ src, where string }{
+		{"SELECT 1;\n  \\else\n", "s:2:3"},
+		{"\\if 1\n\\else\n\\elif 0\n\\endif", "s:3:1"},
+		{"\\if 1\n\\endif\n\\endif\n", "s:3:1"},
+		{"\\if 1\nSELECT 1;\n \\if 2\n\\endif\n", "s:1:1"},
+		{"\\if 1\n\\if 2\nSELECT 1;\n", "s:2:1"},
+	}
+	for _, tt := range tests {
+		s, err := Parse("s", tt.src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ce *ConditionError
+		if err := s.CheckConditionals(); !errors.As(err, &ce) {
+			t.Errorf("%q: %v, want a ConditionError", tt.src, err)
+		} else if ce.Where() != tt.where {
+			t.Errorf("%q: at %s, want %s", tt.src, ce.Where(), tt.where)
+		}
+	}
+}
