@@ -886,7 +886,14 @@ func (p *parser) addFile(name string, weight int) error {
 func (p *parser) addScript(desc, builtin, src string, weight int) error {
 	parsed, err := script.Parse(desc, src)
 	if err != nil {
-		return p.log.fatal("%v", err)
+		// pgbench's lines; then, when they do not show it (no caret, or pgbench's
+		// misleading line for \gset), where the error is.
+		p.log.Error("%v", err)
+		var pe *script.ParseError
+		if errors.As(err, &pe) && pe.AtLine > 0 && !(pe.Text != "" && pe.Column > 0 && pe.Line == pe.AtLine) {
+			p.log.Detail("the command is at %s", pe.Where())
+		}
+		return &Exit{Code: 1}
 	}
 	if len(parsed.Commands) == 0 {
 		return p.log.fatal("empty command list for script \"%s\"", desc)

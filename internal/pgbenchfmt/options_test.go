@@ -378,17 +378,25 @@ func TestParseValues(t *testing.T) {
 	})
 }
 
-// A condition error is pgbench's line plus a detail that says where the command is.
+// A condition error, or a script error whose text shows no column, is pgbench's
+// message plus a detail that says where the command is.
 func TestConditionErrorDetail(t *testing.T) {
 	files := map[string]string{
-		"else.sql": "select 1;\n  \\else\n",
-		"if.sql":   "\\if 1\nselect 1;\n",
+		"else.sql":  "select 1;\n  \\else\n",
+		"if.sql":    "\\if 1\nselect 1;\n",
+		"sleep.sql": "select 1;\n\\sleep\n",
+		"set.sql":   "\\set x 1 +\n",
 	}
 	for name, want := range map[string]string{
 		"else.sql": "pgbench: error: condition error in script \"else.sql\" command 2: \\else without matching \\if\n" +
 			"pgbench: detail: the command is at else.sql:2:3\n",
 		"if.sql": "pgbench: error: condition error in script \"if.sql\" command 3: \\if without matching \\endif\n" +
 			"pgbench: detail: the unclosed \\if is at if.sql:1:1\n",
+		// An argument error has no caret in pgbench's text: the detail gives the place.
+		"sleep.sql": "pgbench: error: sleep.sql:2: missing argument in command \"sleep\"\n\\sleep\n" +
+			"pgbench: detail: the command is at sleep.sql:2:1\n",
+		// The caret shows the column already: no detail.
+		"set.sql": "pgbench: error: set.sql:1: syntax error in command \"set\"\n\\set x 1 +\n          ^ error found here\n",
 	} {
 		_, code, _, errOut := parseArgs(t, fakeSys{files: files}, "-f", name)
 		if code != 1 || errOut != want {

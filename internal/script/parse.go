@@ -155,6 +155,16 @@ type ParseError struct {
 	Detail  string // pgbench's "more", e.g. the function name ("" if none)
 	Command string // the backslash command name as written ("" if none)
 	Text    string // the whole command line ("" if not shown)
+	// AtLine and AtColumn are where the error is in the file (1-based): the
+	// offending token when known, else the command's '\'. pgbench's text does not
+	// always show it (no caret for most argument errors; a misleading line for
+	// \gset); the front end adds it then.
+	AtLine, AtColumn int
+}
+
+// Where is "FILE:LINE:COLUMN" of the error.
+func (e *ParseError) Where() string {
+	return fmt.Sprintf("%s:%d:%d", e.File, e.AtLine, e.AtColumn)
 }
 
 func (e *ParseError) Error() string {
@@ -322,7 +332,12 @@ func (p *parser) backslash(bs int) (int, error) {
 	}
 	c := &Command{Kind: MetaCommand, Line: line, Column: p.columnAt(bs), Args: []string{word}, Meta: metaByName(word)}
 	perr := func(msg, more, text string, col int) *ParseError {
-		return &ParseError{File: p.name, Line: line, Msg: msg, Detail: more, Command: word, Text: text, Column: col}
+		at := bs
+		if col > 0 {
+			at = bs + col - 1
+		}
+		return &ParseError{File: p.name, Line: line, Msg: msg, Detail: more, Command: word, Text: text, Column: col,
+			AtLine: p.lineAt(at), AtColumn: p.columnAt(at)}
 	}
 	offsets := []int{wstart}
 	switch c.Meta {
@@ -421,7 +436,8 @@ func (p *parser) backslash(bs int) (int, error) {
 			return 0, perr("too many arguments", "", c.Text, 0)
 		}
 		// Merge into the preceding SQL command.
-		gerr := &ParseError{File: p.name, Line: p.gsetLine, Msg: "\\gset must follow an SQL command"}
+		gerr := &ParseError{File: p.name, Line: p.gsetLine, Msg: "\\gset must follow an SQL command",
+			AtLine: line, AtColumn: p.columnAt(bs)}
 		n := len(p.s.Commands)
 		if n == 0 {
 			return 0, gerr
@@ -467,12 +483,14 @@ func (p *parser) exprError(ep *exprParser, c *Command, bs, line int) error {
 		}
 	}
 	return &ParseError{
-		File:    p.name,
-		Line:    line,
-		Msg:     e.msg,
-		Detail:  e.more,
-		Command: c.Args[0],
-		Text:    chomp(p.src[bs:lx.pos]),
-		Column:  e.at - bs + 1,
+		File:     p.name,
+		Line:     line,
+		Msg:      e.msg,
+		Detail:   e.more,
+		Command:  c.Args[0],
+		Text:     chomp(p.src[bs:lx.pos]),
+		Column:   e.at - bs + 1,
+		AtLine:   p.lineAt(e.at),
+		AtColumn: p.columnAt(e.at),
 	}
 }

@@ -192,8 +192,8 @@ func TestParseErrors(t *testing.T) {
 		if got := pe.Error(); got != tt.want {
 			t.Errorf("%q:\ngot\n%s\nwant\n%s", tt.src, got, tt.want)
 		}
-		if pe.Line < 1 {
-			t.Errorf("%q: line %d", tt.src, pe.Line)
+		if pe.Line < 1 || pe.AtLine < 1 || pe.AtColumn < 1 {
+			t.Errorf("%q: line %d, at %s", tt.src, pe.Line, pe.Where())
 		}
 	}
 }
@@ -201,7 +201,8 @@ func TestParseErrors(t *testing.T) {
 func TestParseErrorFields(t *testing.T) {
 	_, err := Parse("a/b.sql", "\n\\set x least(1,\n")
 	pe := err.(*ParseError)
-	want := ParseError{File: "a/b.sql", Line: 2, Column: 16, Msg: "syntax error", Command: "set", Text: `\set x least(1,`}
+	want := ParseError{File: "a/b.sql", Line: 2, Column: 16, Msg: "syntax error", Command: "set", Text: `\set x least(1,`,
+		AtLine: 2, AtColumn: 16}
 	if *pe != want {
 		t.Errorf("got %+v, want %+v", *pe, want)
 	}
@@ -363,6 +364,27 @@ func TestConditionErrorWhere(t *testing.T) {
 			t.Errorf("%q: %v, want a ConditionError", tt.src, err)
 		} else if ce.Where() != tt.where {
 			t.Errorf("%q: at %s, want %s", tt.src, ce.Where(), tt.where)
+		}
+	}
+}
+
+// Where locates every error in the file, also those whose pgbench text shows no
+// column (argument errors) or another line (\gset after a meta-command).
+func TestParseErrorWhere(t *testing.T) {
+	tests := []struct{ src, where string }{
+		{"select 1;\n  \\sleep\n", "s:2:3"},
+		{"select 1;\n\\bogus 1\n", "s:2:1"},
+		{"\\set x 1 +\n", "s:1:11"},
+		{"\n\\set a 1\n \\gset\nselect 1;\n", "s:3:2"},
+		{"\\sleep 1 xs\n", "s:1:10"},
+	}
+	for _, tt := range tests {
+		_, err := Parse("s", tt.src)
+		var pe *ParseError
+		if !errors.As(err, &pe) {
+			t.Errorf("%q: %v, want a ParseError", tt.src, err)
+		} else if pe.Where() != tt.where {
+			t.Errorf("%q: at %s, want %s (%v)", tt.src, pe.Where(), tt.where, err)
 		}
 	}
 }
