@@ -22,21 +22,22 @@ func isHexDigit(c byte) bool {
 	return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-func lowerASCII(c byte) byte {
+// ToLower is tolower() in the C locale.
+func ToLower(c byte) byte {
 	if c >= 'A' && c <= 'Z' {
 		return c + 'a' - 'A'
 	}
 	return c
 }
 
-// hasPrefixFold reports whether s[i:] starts with the lower-case ASCII word w,
+// HasPrefixFold reports whether s[i:] starts with the lower-case ASCII word w,
 // ignoring case.
-func hasPrefixFold(s string, i int, w string) bool {
+func HasPrefixFold(s string, i int, w string) bool {
 	if len(s)-i < len(w) {
 		return false
 	}
 	for k := 0; k < len(w); k++ {
-		if lowerASCII(s[i+k]) != w[k] {
+		if ToLower(s[i+k]) != w[k] {
 			return false
 		}
 	}
@@ -117,18 +118,18 @@ func Strtod(s string) (float64, int, bool) {
 		sign = -1
 	}
 	switch {
-	case hasPrefixFold(s, i, "inf"):
+	case HasPrefixFold(s, i, "inf"):
 		n := i + 3
-		if hasPrefixFold(s, i, "infinity") {
+		if HasPrefixFold(s, i, "infinity") {
 			n = i + 8
 		}
 		return math.Inf(int(sign)), n, false
-	case hasPrefixFold(s, i, "nan"):
+	case HasPrefixFold(s, i, "nan"):
 		n := i + 3
 		if n < len(s) && s[n] == '(' {
 			k := n + 1
 			for k < len(s) && (isDigit(s[k]) || s[k] == '_' ||
-				(lowerASCII(s[k]) >= 'a' && lowerASCII(s[k]) <= 'z')) {
+				(ToLower(s[k]) >= 'a' && ToLower(s[k]) <= 'z')) {
 				k++
 			}
 			if k < len(s) && s[k] == ')' {
@@ -138,7 +139,7 @@ func Strtod(s string) (float64, int, bool) {
 		return math.Copysign(math.NaN(), sign), n, false
 	}
 	start := i
-	if i+1 < len(s) && s[i] == '0' && lowerASCII(s[i+1]) == 'x' &&
+	if i+1 < len(s) && s[i] == '0' && ToLower(s[i+1]) == 'x' &&
 		(i+2 < len(s) && (isHexDigit(s[i+2]) || (s[i+2] == '.' && i+3 < len(s) && isHexDigit(s[i+3])))) {
 		// Hexadecimal: 0x h* [. h*] [p [+-] d+]
 		j := i + 2
@@ -156,7 +157,7 @@ func Strtod(s string) (float64, int, bool) {
 		}
 		mant := s[start:j]
 		exp := "p0"
-		if j < len(s) && lowerASCII(s[j]) == 'p' {
+		if j < len(s) && ToLower(s[j]) == 'p' {
 			k := j + 1
 			if k < len(s) && (s[k] == '+' || s[k] == '-') {
 				k++
@@ -192,7 +193,7 @@ func Strtod(s string) (float64, int, bool) {
 	if digits == 0 {
 		return 0, 0, false
 	}
-	if j < len(s) && lowerASCII(s[j]) == 'e' {
+	if j < len(s) && ToLower(s[j]) == 'e' {
 		k := j + 1
 		if k < len(s) && (s[k] == '+' || s[k] == '-') {
 			k++

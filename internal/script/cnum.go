@@ -80,27 +80,6 @@ func isAnInt(s string) bool {
 	return i == len(s)
 }
 
-func lowerASCII(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-// hasPrefixFold reports whether s[i:] starts with the lower-case ASCII word w,
-// ignoring case.
-func hasPrefixFold(s string, i int, w string) bool {
-	if len(s)-i < len(w) {
-		return false
-	}
-	for k := 0; k < len(w); k++ {
-		if lowerASCII(s[i+k]) != w[k] {
-			return false
-		}
-	}
-	return true
-}
-
 // strtodouble is pgbench's strtodouble: strtod must consume the whole string
 // without ERANGE.
 func strtodouble(s string) (float64, bool) {

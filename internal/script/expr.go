@@ -1,5 +1,7 @@
 package script
 
+import "github.com/pgtrial/pgtrial/internal/cnum"
+
 // This file is pgbench's exprparse.y as a precedence-climbing parser. The
 // grammar's yacc precedences, lowest to highest, are
 //
@@ -713,7 +715,7 @@ func equalFoldASCII(a, b string) bool {
 		return false
 	}
 	for i := 0; i < len(a); i++ {
-		if lowerASCII(a[i]) != lowerASCII(b[i]) {
+		if cnum.ToLower(a[i]) != cnum.ToLower(b[i]) {
 			return false
 		}
 	}

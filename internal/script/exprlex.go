@@ -1,6 +1,10 @@
 package script
 
-import "math"
+import (
+	"math"
+
+	"github.com/pgtrial/pgtrial/internal/cnum"
+)
 
 // This file is pgbench's exprscan.l: the lexer for backslash commands, in
 // its two modes. Word mode splits a command line into white-space separated
@@ -134,7 +138,7 @@ func keyword(word string) tokKind {
 	}
 	var b [7]byte
 	for i := 0; i < len(word); i++ {
-		b[i] = lowerASCII(word[i])
+		b[i] = cnum.ToLower(word[i])
 	}
 	if k, ok := exprKeywords[string(b[:len(word)])]; ok {
 		return k

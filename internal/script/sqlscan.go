@@ -1,6 +1,10 @@
 package script
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/pgtrial/pgtrial/internal/cnum"
+)
 
 // sqlScanner splits script text into SQL commands the way pgbench's use of
 // psql's lexer (src/fe_utils/psqlscan.l) does, with standard_conforming_strings
@@ -351,7 +355,7 @@ func (s *sqlScanner) identifier(word string) {
 	if equalFold(word, "create") || equalFold(word, "function") || equalFold(word, "procedure") ||
 		equalFold(word, "or") || equalFold(word, "replace") {
 		if s.identCount < len(s.idents) {
-			s.idents[s.identCount] = lowerASCII(word[0])
+			s.idents[s.identCount] = cnum.ToLower(word[0])
 		}
 	}
 	s.identCount++

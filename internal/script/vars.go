@@ -1,6 +1,10 @@
 package script
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/pgtrial/pgtrial/internal/cnum"
+)
 
 // ValidVarName reports whether name is a valid variable name for pgbench
 // (valid_variable_name, PostgreSQL 14+): non-empty, the first byte an ASCII
@@ -106,7 +110,7 @@ func (v *variable) value() (Value, error) {
 }
 
 // equalFold is pg_strcasecmp(s, w) == 0 for a lower-case ASCII w.
-func equalFold(s, w string) bool { return len(s) == len(w) && hasPrefixFold(s, 0, w) }
+func equalFold(s, w string) bool { return len(s) == len(w) && cnum.HasPrefixFold(s, 0, w) }
 
 // prefixFold is pg_strncasecmp(s, w, strlen(s)) == 0 for a non-empty s: s is
 // a case-insensitive prefix of the lower-case word w.
@@ -114,7 +118,7 @@ func prefixFold(s, w string) bool { return len(s) <= len(w) && foldEq(s, w[:len(
 
 func foldEq(a, b string) bool {
 	for i := 0; i < len(a); i++ {
-		if lowerASCII(a[i]) != lowerASCII(b[i]) {
+		if cnum.ToLower(a[i]) != cnum.ToLower(b[i]) {
 			return false
 		}
 	}
