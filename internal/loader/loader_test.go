@@ -189,8 +189,9 @@ func TestPartitions(t *testing.T) {
 				if len(got) != 3 || !strings.Contains(got[2], "FOR VALUES WITH (modulus 3, remainder 2)") {
 					t.Errorf("partitions: %q", got)
 				}
-				// Loaded through the parent without FREEZE: step v vacuumed them.
-				if n := queryInt(t, c, `select count(*) from pg_class where relname like 'pgbench_accounts_%' and relkind = 'r' and relallvisible = relpages and relpages > 0`); n != 3 {
+				// Loaded through the parent without FREEZE: step v vacuumed them (allowing
+				// for pages VACUUM could not lock at once, see TestInitStepVariants).
+				if n := queryInt(t, c, `select count(*) from pg_class where relname like 'pgbench_accounts_%' and relkind = 'r' and relallvisible * 10 >= relpages * 9 and relpages > 0`); n != 3 {
 					t.Errorf("%d of 3 partitions all-visible after vacuum", n)
 				}
 			}
@@ -218,7 +219,9 @@ func TestInitStepVariants(t *testing.T) {
 		}
 		c := dbConn(t, url)
 		checkContents(t, c, 1)
-		if n := queryInt(t, c, "select count(*) from pg_class where relname = 'pgbench_accounts' and relallvisible = relpages"); n != 1 {
+		// VACUUM skips a page whose cleanup lock it cannot get at once (the background
+		// writer may hold a pin), so a loaded machine can leave a few pages behind.
+		if n := queryInt(t, c, "select count(*) from pg_class where relname = 'pgbench_accounts' and relpages > 0 and relallvisible * 10 >= relpages * 9"); n != 1 {
 			t.Error("VACUUM did not run after server-side generation")
 		}
 	})

@@ -180,7 +180,13 @@ func TestLifecycle(t *testing.T) {
 		if got := procUID(t, st.PID); got != want {
 			t.Errorf("postmaster uid %d, want %d", got, want)
 		}
-		backend, _ := strconv.Atoi(queryString(t, ctx, url, "SELECT pg_backend_pid()::text"))
+		// The connection stays open while /proc is read: its backend exits with it.
+		conn, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(context.Background())
+		backend := int(conn.PgConn().PID())
 		if got := procUID(t, backend); got != want {
 			t.Errorf("backend uid %d, want %d", got, want)
 		}
