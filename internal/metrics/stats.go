@@ -1,8 +1,3 @@
-// Package metrics records what the engine measures: per client, per script,
-// pgbench-style sums (counts by outcome, Σx and Σx² of latency and lag) and HDR
-// histograms of response time, service time and schedule lag for the current
-// interval; a ticker swaps them out, merges them across clients and accumulates
-// them per phase. All times are in microseconds.
 package metrics
 
 import "math"

@@ -1,0 +1,76 @@
+// Package metrics records what the engine measures: per script, pgbench-style
+// sums (counts by outcome, Σx and Σx² of latency and lag, see Stats) and HDR
+// histograms of response time, service time and schedule lag; per command the
+// elapsed time and errors (pgbench's -r). A ticker takes the data of every
+// client once per interval, merges it into an Interval, and the caller
+// accumulates Intervals per phase (Interval.Merge) and writes them to the
+// HdrHistogram interval log (LogWriter). All times are in microseconds.
+//
+// # Design: compact records per client, histograms per interval
+//
+// An HDR histogram of 1 µs … 1 h at 3 significant digits holds ~23,500 int64
+// buckets (~190 KB). Six of them per client and script (response, service and
+// lag, current and spare) would make memory grow with the client count:
+// 1,000 clients × 1 script would need > 1 GB. So a client does not own
+// histograms. Each Recorder keeps two growable slices of compact records:
+//
+//   - a transaction record (the Tx fields): 3×int64 + uint32 + uint16 + uint8
+//     = 32 bytes;
+//   - a command event (completed with elapsed µs, or an error retried/failed):
+//     int64 + uint32 + uint16 + uint8 = 16 bytes.
+//
+// Record and CommandDone/CommandError append to the current slices under the
+// recorder's mutex (uncontended except for the instant of a swap). Tick, for
+// each recorder, swaps the current slices with the spare ones under that
+// mutex — the only moment a client can be blocked — and then, outside any
+// client lock, replays the records into the Interval's Stats, histograms and
+// CommandStats, and keeps the replayed slices, truncated to length 0, as the
+// next spare. Once both slices have grown to the largest per-interval count,
+// recording allocates nothing.
+//
+// Memory is therefore bounded by
+//
+//	clients × 2 × (records per client per interval) × 32 B
+//
+// for the records (e.g. 10,000 tx/s over 1 s ticks: 640 KB in total, however
+// many clients share them), plus 3 × (scripts + 1) histograms per Interval
+// that the caller holds (~1.1 MB for one script), independent of run length
+// — provided Tick is called periodically: between ticks the records of the
+// current interval accumulate.
+//
+// # Histograms
+//
+// Every histogram is NewHistogram's: lowest discernible value 1 µs, highest
+// trackable 1 h (3.6e9 µs), 3 significant digits (bucket width ≤ 0.1 % of the
+// value). The same geometry everywhere means histograms of different clients,
+// phases, runs and machines merge exactly. A value outside [0, 1 h] is clamped
+// into it before recording (a negative value, which a clock step could
+// produce, counts as 0; a response time above an hour counts as one hour), so
+// recording never fails; Stats keeps the exact, unclamped sums, minimum and
+// maximum. 0 is trackable exactly: the closed model's lag is 0.
+//
+// Quantile takes q in [0, 1] (hdrhistogram-go's ValueAtQuantile takes 0–100)
+// and, as HDR does, returns the highest value equivalent to the bucket that
+// holds the rank round(q·n) value.
+//
+// # Interval log
+//
+// LogWriter writes the standard HdrHistogram interval log, format 1.3, as
+// Java's HistogramLogProcessor, the HdrHistogram plotter and hdrhistogram-go's
+// reader read it:
+//
+//	#[Histogram log format version 1.3]
+//	#[StartTime: 1700000000 (seconds since epoch), 2023-11-14T22:13:20Z]
+//	#[BaseTime: 1700000000 (seconds since epoch)]
+//	#[pgtrial: values in microseconds; Interval_Max = max µs / 1e6, i.e. in seconds]
+//	"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"
+//	Tag=tpcb-like/response,0.000000,1.000000,0.012543,HISTFAAAA…
+//
+// Timestamps are seconds relative to BaseTime (the run's start truncated to a
+// whole second, because hdrhistogram-go writes BaseTime in whole seconds), at
+// millisecond precision (the histograms' start/end stamps are ms). The
+// Interval_Max column is the library's fixed max ÷ 1e6, which for µs values
+// is seconds. Each interval is written as one line per tag:
+// "SCRIPT/response", "SCRIPT/service", "SCRIPT/lag" for every script, then
+// "total/…" (see ScriptTags for how script names become tag-safe and unique).
+package metrics

@@ -1,0 +1,187 @@
+package metrics
+
+import (
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram geometry shared by every histogram of pgtrial (see the package
+// comment): values in µs from 1 µs to 1 h, 3 significant digits.
+const (
+	HistLowest  int64 = 1             // µs, lowest discernible value
+	HistHighest int64 = 3_600_000_000 // µs, 1 h; larger values are clamped to it
+	HistSigFigs       = 3             // significant decimal digits
+)
+
+// NewHistogram returns an empty histogram with pgtrial's geometry, so that it
+// merges exactly with every other.
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(HistLowest, HistHighest, HistSigFigs)
+}
+
+// RecordValue records v (µs) into h, clamped into [0, HistHighest] so that it
+// cannot fail.
+func RecordValue(h *hdrhistogram.Histogram, v int64) {
+	_ = h.RecordValue(clamp(v))
+}
+
+func clamp(v int64) int64 {
+	if v < 0 {
+		return 0
+	}
+	if v > HistHighest {
+		return HistHighest
+	}
+	return v
+}
+
+// Quantile is the value (µs) at quantile q ∈ [0, 1] of h: q = 0.99 is p99,
+// q = 1 the maximum, q = 0 the minimum (each as HDR reports them, to within
+// the bucket width). It is 0 for a nil or empty histogram. (hdrhistogram-go's
+// ValueAtQuantile takes 0–100; this takes 0–1.)
+func Quantile(h *hdrhistogram.Histogram, q float64) int64 {
+	if h == nil || h.TotalCount() == 0 {
+		return 0
+	}
+	switch {
+	case q >= 1:
+		return h.Max()
+	case q > 0:
+		return h.ValueAtQuantile(q * 100)
+	default: // q ≤ 0, or NaN
+		return h.ValueAtQuantile(0)
+	}
+}
+
+// Hists is what is recorded for one script (or all) over an interval: the
+// pgbench sums of every transaction, and histograms (µs) of response, service
+// and lag of committed transactions.
+type Hists struct {
+	Stats                  Stats
+	Response, Service, Lag *hdrhistogram.Histogram
+}
+
+// NewHists returns empty Hists with allocated histograms.
+func NewHists() Hists {
+	return Hists{Response: NewHistogram(), Service: NewHistogram(), Lag: NewHistogram()}
+}
+
+// add accounts one transaction: Stats always, histograms when committed.
+func (h *Hists) add(tx *Tx, limit int64) {
+	h.Stats.Add(tx, limit)
+	if tx.Outcome == Committed {
+		RecordValue(h.Response, tx.Response)
+		RecordValue(h.Service, tx.Service)
+		RecordValue(h.Lag, tx.Lag)
+	}
+}
+
+// Merge adds o. A nil histogram of o is skipped; a nil histogram of h is
+// allocated when o has one.
+func (h *Hists) Merge(o *Hists) {
+	h.Stats.Merge(&o.Stats)
+	mergeHist(&h.Response, o.Response)
+	mergeHist(&h.Service, o.Service)
+	mergeHist(&h.Lag, o.Lag)
+}
+
+func mergeHist(dst **hdrhistogram.Histogram, src *hdrhistogram.Histogram) {
+	if src == nil {
+		return
+	}
+	if *dst == nil {
+		*dst = NewHistogram()
+	}
+	// Nothing is dropped between histograms of the same geometry; a foreign
+	// histogram (read from a file) with a wider range loses the values above
+	// 1 h, as clamping would.
+	(*dst).Merge(src)
+}
+
+// clone returns a deep copy.
+func (h *Hists) clone() Hists {
+	c := Hists{Stats: h.Stats}
+	if h.Response != nil {
+		c.Response = h.Response.Clone()
+	}
+	if h.Service != nil {
+		c.Service = h.Service.Clone()
+	}
+	if h.Lag != nil {
+		c.Lag = h.Lag.Clone()
+	}
+	return c
+}
+
+// Interval is everything recorded between two ticks, or, merged, over a
+// phase. Its owner may modify it; Tick never touches an Interval it returned.
+type Interval struct {
+	Start, End time.Time
+	Scripts    []Hists          // per script
+	Total      Hists            // all scripts merged
+	Commands   [][]CommandStats // [script][command]; nil when Layout.Commands is nil
+}
+
+// NewInterval returns an empty Interval for the layout (zero times), for
+// accumulating a phase with Merge.
+func NewInterval(l Layout) *Interval {
+	iv := &Interval{Scripts: make([]Hists, l.Scripts), Total: NewHists()}
+	for i := range iv.Scripts {
+		iv.Scripts[i] = NewHists()
+	}
+	iv.Commands = newCommandStats(l.Commands)
+	return iv
+}
+
+func newCommandStats(commands []int) [][]CommandStats {
+	if commands == nil {
+		return nil
+	}
+	cs := make([][]CommandStats, len(commands))
+	for i, n := range commands {
+		cs[i] = make([]CommandStats, n)
+	}
+	return cs
+}
+
+// Merge adds o: Stats, histograms and command stats add up; Start becomes the
+// earlier and End the later of the two (a zero time is ignored). Scripts or
+// commands that o has and iv lacks are added.
+func (iv *Interval) Merge(o *Interval) {
+	if o == nil {
+		return
+	}
+	if !o.Start.IsZero() && (iv.Start.IsZero() || o.Start.Before(iv.Start)) {
+		iv.Start = o.Start
+	}
+	if !o.End.IsZero() && (iv.End.IsZero() || o.End.After(iv.End)) {
+		iv.End = o.End
+	}
+	for i := range o.Scripts {
+		if i == len(iv.Scripts) {
+			iv.Scripts = append(iv.Scripts, NewHists())
+		}
+		iv.Scripts[i].Merge(&o.Scripts[i])
+	}
+	iv.Total.Merge(&o.Total)
+	for s := range o.Commands {
+		if s == len(iv.Commands) {
+			iv.Commands = append(iv.Commands, nil)
+		}
+		for c := range o.Commands[s] {
+			if c == len(iv.Commands[s]) {
+				iv.Commands[s] = append(iv.Commands[s], CommandStats{})
+			}
+			iv.Commands[s][c].Merge(&o.Commands[s][c])
+		}
+	}
+}
+
+// Duration is End − Start, or 0 when either is unset.
+func (iv *Interval) Duration() time.Duration {
+	if iv.Start.IsZero() || iv.End.IsZero() {
+		return 0
+	}
+	return iv.End.Sub(iv.Start)
+}

@@ -1,0 +1,243 @@
+package metrics
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Layout describes what a Set records.
+type Layout struct {
+	Scripts      int   // number of scripts (≥ 1)
+	Commands     []int // number of commands of each script, for per-command stats (-r); nil = none
+	LatencyLimit int64 // µs; 0 = none (drives Stats.Late)
+}
+
+// maxScripts bounds Layout.Scripts so a script index fits the records' uint16
+// (pgbench allows 128 scripts).
+const maxScripts = math.MaxUint16 + 1
+
+func (l Layout) check() error {
+	if l.Scripts < 1 || l.Scripts > maxScripts {
+		return fmt.Errorf("Layout.Scripts = %d, want 1 … %d", l.Scripts, maxScripts)
+	}
+	if l.Commands != nil && len(l.Commands) != l.Scripts {
+		return fmt.Errorf("Layout.Commands has %d entries for %d scripts", len(l.Commands), l.Scripts)
+	}
+	for i, n := range l.Commands {
+		if n < 0 || int64(n) > math.MaxUint32 {
+			return fmt.Errorf("Layout.Commands[%d] = %d", i, n)
+		}
+	}
+	if l.LatencyLimit < 0 {
+		return fmt.Errorf("Layout.LatencyLimit = %d µs", l.LatencyLimit)
+	}
+	return nil
+}
+
+// Set is the recorders of all clients of a run and the ticker's merge.
+type Set struct {
+	layout    Layout
+	recorders []*Recorder
+	tickMu    sync.Mutex // serialises Tick: the spare slices belong to it
+}
+
+// NewSet returns recorders for clients clients. It panics on a malformed
+// layout (Scripts < 1, Commands not one entry per script, a negative count
+// or limit): that is a programming error, not user input.
+func NewSet(clients int, l Layout) *Set {
+	if err := l.check(); err != nil {
+		panic("metrics.NewSet: " + err.Error())
+	}
+	if clients < 0 {
+		panic(fmt.Sprintf("metrics.NewSet: %d clients", clients))
+	}
+	l.Commands = slices.Clone(l.Commands)
+	s := &Set{layout: l, recorders: make([]*Recorder, clients)}
+	for i := range s.recorders {
+		s.recorders[i] = &Recorder{scripts: l.Scripts, commands: l.Commands}
+	}
+	return s
+}
+
+// Layout returns the set's layout (a copy).
+func (s *Set) Layout() Layout {
+	l := s.layout
+	l.Commands = slices.Clone(l.Commands)
+	return l
+}
+
+// Recorder returns the recorder of client (0 ≤ client < clients). A recorder
+// is for one goroutine at a time; Tick may run concurrently with it.
+func (s *Set) Recorder(client int) *Recorder { return s.recorders[client] }
+
+// txRecord is a Tx in 32 bytes.
+type txRecord struct {
+	response, service, lag int64 // µs
+	tries                  uint32
+	script                 uint16
+	outcome                Outcome
+}
+
+// cmdKind is what a command event says.
+type cmdKind uint8
+
+const (
+	cmdDone    cmdKind = iota // completed, elapsed µs
+	cmdRetried                // error, the transaction was retried
+	cmdFailed                 // error, the transaction failed
+)
+
+// cmdRecord is a command event in 16 bytes.
+type cmdRecord struct {
+	elapsed int64 // µs, for cmdDone
+	cmd     uint32
+	script  uint16
+	kind    cmdKind
+}
+
+// Recorder collects one client's transactions and command events between
+// ticks. See the package comment for the design.
+type Recorder struct {
+	mu   sync.Mutex  // guards tx and cmds against Tick's swap
+	tx   []txRecord  // current interval, appended by the client
+	cmds []cmdRecord // current interval, appended by the client
+
+	// Owned by Tick (under Set.tickMu): the emptied slices of the previous
+	// interval, swapped in at the next tick.
+	spareTx   []txRecord
+	spareCmds []cmdRecord
+
+	scripts  int
+	commands []int // per script; nil = no command stats (read-only)
+
+	// Recorders are allocated one after another: keep each one's hot mutex
+	// and slice headers off its neighbour's cache line.
+	_ [64]byte
+}
+
+// Record accounts one transaction (committed, failed, skipped or dropped).
+// It is called by the client's goroutine after every transaction; it takes
+// the recorder's mutex for an append and allocates nothing once the
+// recorder's slices have reached the interval's size. A transaction with a
+// script index outside the layout or an unknown outcome is ignored.
+func (r *Recorder) Record(tx *Tx) {
+	if uint(tx.Script) >= uint(r.scripts) || tx.Outcome >= NumOutcomes {
+		return
+	}
+	rec := txRecord{
+		response: tx.Response,
+		service:  tx.Service,
+		lag:      tx.Lag,
+		tries:    tx.Tries,
+		script:   uint16(tx.Script),
+		outcome:  tx.Outcome,
+	}
+	r.mu.Lock()
+	r.tx = append(r.tx, rec)
+	r.mu.Unlock()
+}
+
+// CommandDone accounts a completed execution of command cmd of script
+// script that took elapsed µs. Without command stats in the layout, or with
+// indexes outside it, it does nothing.
+func (r *Recorder) CommandDone(script, cmd int, elapsed int64) {
+	r.command(script, cmd, cmdDone, elapsed)
+}
+
+// CommandError accounts a serialization or deadlock error (or, under
+// continue-on-error, any SQL error) of command cmd of script script:
+// retried = true when the transaction is going to be retried
+// (CommandStats.Retries), false when it ends as a failure
+// (CommandStats.Failures).
+func (r *Recorder) CommandError(script, cmd int, retried bool) {
+	kind := cmdFailed
+	if retried {
+		kind = cmdRetried
+	}
+	r.command(script, cmd, kind, 0)
+}
+
+func (r *Recorder) command(script, cmd int, kind cmdKind, elapsed int64) {
+	if uint(script) >= uint(len(r.commands)) || uint(cmd) >= uint(r.commands[script]) {
+		return
+	}
+	rec := cmdRecord{elapsed: elapsed, cmd: uint32(cmd), script: uint16(script), kind: kind}
+	r.mu.Lock()
+	r.cmds = append(r.cmds, rec)
+	r.mu.Unlock()
+}
+
+// swap takes the current records and installs the spare slices; the caller
+// holds Set.tickMu.
+func (r *Recorder) swap() ([]txRecord, []cmdRecord) {
+	r.mu.Lock()
+	tx, cmds := r.tx, r.cmds
+	r.tx, r.cmds = r.spareTx, r.spareCmds
+	r.mu.Unlock()
+	return tx, cmds
+}
+
+// Tick takes every recorder's records since the previous Tick and returns
+// them merged as an Interval [start, end) that the caller owns. A client is
+// blocked only while its slices are swapped. Tick may be called from one
+// goroutine while clients record (concurrent Ticks are serialised).
+//
+// A record taken by one Tick is in exactly that Interval: nothing is lost or
+// counted twice between ticks. Which interval a transaction that finishes
+// during a Tick falls into depends on whether its recorder was swapped yet.
+func (s *Set) Tick(start, end time.Time) *Interval {
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+
+	iv := &Interval{Start: start, End: end, Scripts: make([]Hists, s.layout.Scripts)}
+	for i := range iv.Scripts {
+		iv.Scripts[i] = NewHists()
+	}
+	iv.Commands = newCommandStats(s.layout.Commands)
+
+	limit := s.layout.LatencyLimit
+	for _, r := range s.recorders {
+		txs, cmds := r.swap()
+		for i := range txs {
+			rec := &txs[i]
+			tx := Tx{
+				Script:   int(rec.script),
+				Outcome:  rec.outcome,
+				Tries:    rec.tries,
+				Response: rec.response,
+				Service:  rec.service,
+				Lag:      rec.lag,
+			}
+			iv.Scripts[tx.Script].add(&tx, limit)
+		}
+		for i := range cmds {
+			rec := &cmds[i]
+			cs := &iv.Commands[rec.script][rec.cmd]
+			switch rec.kind {
+			case cmdDone:
+				cs.Elapsed.Add(float64(rec.elapsed))
+			case cmdRetried:
+				cs.Retries++
+			case cmdFailed:
+				cs.Failures++
+			}
+		}
+		// Keep the replayed slices for reuse at the next swap. clear is not
+		// needed: the records hold no pointers.
+		r.spareTx, r.spareCmds = txs[:0], cmds[:0]
+	}
+
+	// The total is the merge of the scripts; with one script, a copy.
+	if len(iv.Scripts) == 1 {
+		iv.Total = iv.Scripts[0].clone()
+	} else {
+		iv.Total = NewHists()
+		for i := range iv.Scripts {
+			iv.Total.Merge(&iv.Scripts[i])
+		}
+	}
+	return iv
+}
