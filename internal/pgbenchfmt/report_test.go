@@ -1,0 +1,445 @@
+package pgbenchfmt
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgtrial/pgtrial/internal/metrics"
+)
+
+// parseTestOptions parses a pgbench command line for a test, with files from
+// files instead of the disk and no environment.
+func parseTestOptions(t *testing.T, files map[string]string, args ...string) *Options {
+	t.Helper()
+	var stderr bytes.Buffer
+	o, err := Parse(args, System{
+		Stderr:    &stderr,
+		LookupEnv: func(string) (string, bool) { return "", false },
+		ReadFile: func(name string) ([]byte, error) {
+			if s, ok := files[name]; ok {
+				return []byte(s), nil
+			}
+			return nil, os.ErrNotExist
+		},
+		UserName:    func() (string, error) { return "tester", nil },
+		NoFileLimit: func() (uint64, error) { return 1 << 20, nil },
+	})
+	if err != nil {
+		t.Fatalf("Parse(%q): %v\n%s", args, err, stderr.String())
+	}
+	return o
+}
+
+// statsOf accounts transactions as the engine does.
+func statsOf(limit int64, txs ...metrics.Tx) metrics.Stats {
+	var s metrics.Stats
+	for i := range txs {
+		s.Add(&txs[i], limit)
+	}
+	return s
+}
+
+func committed(script int, response, lag int64, tries uint32) metrics.Tx {
+	return metrics.Tx{Script: script, Outcome: metrics.Committed, Tries: tries, Response: response, Service: response - lag, Lag: lag}
+}
+
+func failed(script int, o metrics.Outcome, tries uint32) metrics.Tx {
+	return metrics.Tx{Script: script, Outcome: o, Tries: tries}
+}
+
+func skipped(script int) metrics.Tx { return metrics.Tx{Script: script, Outcome: metrics.Skipped} }
+
+func TestReportSimple(t *testing.T) {
+	o := parseTestOptions(t, nil, "-n", "-c", "2", "-t", "10")
+	r := &Report{
+		Opts:          o,
+		Scale:         1,
+		Total:         statsOf(0, committed(0, 500, 0, 1), committed(0, 1500, 0, 1)),
+		BenchDuration: 10 * time.Millisecond,
+		ConnTime:      3968 * time.Microsecond,
+	}
+	r.Total.Count, r.Total.Outcome[metrics.Committed] = 20, 20 // counts only matter here
+	want := `transaction type: <builtin: TPC-B (sort of)>
+scaling factor: 1
+query mode: simple
+number of clients: 2
+number of threads: 1
+maximum number of tries: 1
+number of transactions per client: 10
+number of transactions actually processed: 20/20
+number of failed transactions: 0 (0.000%)
+latency average = 1.000 ms
+initial connection time = 3.968 ms
+tps = 2000.000000 (without initial connection time)
+`
+	checkReport(t, r, want)
+	if r.Epilogue() != "" {
+		t.Errorf("Epilogue() = %q, want empty", r.Epilogue())
+	}
+	r.Aborted = true
+	if got, want := r.Epilogue(), "pgbench: error: Run was aborted; the above results are incomplete.\n"; got != want {
+		t.Errorf("Epilogue() = %q, want %q", got, want)
+	}
+}
+
+func checkReport(t *testing.T, r *Report, want string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != want {
+		t.Errorf("report differs\n got:\n%s\nwant:\n%s\ndiff: %s", got, want, firstDiff(got, want))
+	}
+	if r.String() != b.String() {
+		t.Errorf("String() and Write differ")
+	}
+}
+
+// firstDiff describes the first differing line of two texts.
+func firstDiff(a, b string) string {
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < len(al) || i < len(bl); i++ {
+		var x, y string
+		if i < len(al) {
+			x = al[i]
+		}
+		if i < len(bl) {
+			y = bl[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d: got %q, want %q", i+1, x, y)
+		}
+	}
+	return "none"
+}
+
+// TestReportFull has every optional line: two scripts, -R -L, --max-tries,
+// --failures-detailed, --continue-on-error, -r, partitions. The expected
+// figures are worked out by hand from printResults' formulas.
+func TestReportFull(t *testing.T) {
+	files := map[string]string{"my.sql": "\\set x 1\nSELECT :x;\n"}
+	o := parseTestOptions(t, files,
+		"-n", "-b", "simple-update@3", "-f", "my.sql@1", "-c", "4", "-j", "2", "-T", "10",
+		"-R", "100", "-L", "2.5", "--max-tries", "3", "--failures-detailed", "--continue-on-error",
+		"-r", "-M", "prepared")
+	const limit = 2500
+	s0 := []metrics.Tx{
+		committed(0, 1000, 100, 1),
+		committed(0, 3000, 300, 2), // late, retried once
+		failed(0, metrics.FailedSerialization, 3),
+		skipped(0),
+	}
+	s1 := []metrics.Tx{
+		committed(1, 2000, 200, 1),
+		failed(1, metrics.FailedDeadlock, 3),
+		failed(1, metrics.FailedOther, 1),
+	}
+	r := &Report{
+		Opts:            o,
+		Scale:           5,
+		PartitionMethod: PartitionRange,
+		Partitions:      2,
+		Total:           statsOf(limit, append(append([]metrics.Tx{}, s0...), s1...)...),
+		Scripts:         []metrics.Stats{statsOf(limit, s0...), statsOf(limit, s1...)},
+		Commands: [][]metrics.CommandStats{
+			{{Elapsed: metrics.Summary{N: 2, Sum: 3}}, {}, {Failures: 1, Retries: 2}},
+			{{Elapsed: metrics.Summary{N: 4, Sum: 1000}}, {Elapsed: metrics.Summary{N: 1, Sum: 123456789}, Failures: 2, Retries: 2}},
+		},
+		BenchDuration: 10 * time.Second,
+		ConnTime:      12345678 * time.Nanosecond, // 12345 µs
+	}
+	cmds0 := o.Scripts[0].Parsed.Commands
+	if len(cmds0) < 3 {
+		t.Fatalf("simple-update has %d commands", len(cmds0))
+	}
+	// Commands beyond those given stats print zeros.
+	var lines0 strings.Builder
+	for j, c := range cmds0 {
+		switch j {
+		case 0:
+			lines0.WriteString("         0.002           0          0 " + c.FirstLine + "\n")
+		case 2:
+			lines0.WriteString("         0.000           1          2 " + c.FirstLine + "\n")
+		default:
+			lines0.WriteString("         0.000           0          0 " + c.FirstLine + "\n")
+		}
+	}
+	want := `transaction type: multiple scripts
+scaling factor: 5
+partition method: range
+partitions: 2
+query mode: prepared
+number of clients: 4
+number of threads: 2
+maximum number of tries: 3
+duration: 10 s
+number of transactions actually processed: 3
+number of failed transactions: 3 (42.857%)
+number of serialization failures: 1 (14.286%)
+number of deadlock failures: 1 (14.286%)
+number of other failures: 1 (14.286%)
+number of transactions retried: 3 (42.857%)
+total number of retries: 5
+number of transactions skipped: 1 (14.286%)
+number of transactions above the 2.5 ms latency limit: 1/3 (33.333%)
+latency average = 2.000 ms
+latency stddev = 0.816 ms
+rate limit schedule lag: avg 0.200 (max 0.300) ms
+initial connection time = 12.345 ms
+tps = 0.300000 (without initial connection time)
+SQL script 1: <builtin: simple update>
+ - weight: 3 (targets 75.0% of total)
+ - 4 transactions (57.1% of total)
+ - number of transactions actually processed: 2 (tps = 0.200000)
+ - number of failed transactions: 1 (25.000%)
+ - number of serialization failures: 1 (25.000%)
+ - number of deadlock failures: 0 (0.000%)
+ - number of other failures: 0 (0.000%)
+ - number of transactions retried: 2 (50.000%)
+ - total number of retries: 3
+ - number of transactions skipped: 1 (25.000%)
+ - latency average = 2.000 ms
+ - latency stddev = 1.000 ms
+ - statement latencies in milliseconds, failures and retries:
+` + lines0.String() + `SQL script 2: my.sql
+ - weight: 1 (targets 25.0% of total)
+ - 3 transactions (42.9% of total)
+ - number of transactions actually processed: 1 (tps = 0.100000)
+ - number of failed transactions: 2 (66.667%)
+ - number of serialization failures: 0 (0.000%)
+ - number of deadlock failures: 1 (33.333%)
+ - number of other failures: 1 (33.333%)
+ - number of transactions retried: 1 (33.333%)
+ - total number of retries: 2
+ - number of transactions skipped: 0 (0.000%)
+ - latency average = 2.000 ms
+ - latency stddev = 0.000 ms
+ - statement latencies in milliseconds, failures and retries:
+         0.250           0          0 \set x 1
+    123456.789           2          2 SELECT :x;
+`
+	checkReport(t, r, want)
+}
+
+// TestReportVariants covers the lines that depend on one option each.
+func TestReportVariants(t *testing.T) {
+	ok3 := []metrics.Tx{committed(0, 1000, 0, 1), committed(0, 2000, 0, 1), committed(0, 4000, 0, 1)}
+	header := func(mode, clients, threads string) string {
+		return "transaction type: <builtin: select only>\nscaling factor: 1\nquery mode: " + mode +
+			"\nnumber of clients: " + clients + "\nnumber of threads: " + threads + "\n"
+	}
+	tests := []struct {
+		name  string
+		args  []string
+		txs   []metrics.Tx
+		edit  func(r *Report)
+		want  string
+		exact bool // want is the whole report, else its suffix after the header
+	}{
+		{
+			name: "computed latency includes failures",
+			args: []string{"-S", "-t", "2", "-c", "2", "-M", "extended"},
+			txs:  []metrics.Tx{committed(0, 1, 0, 1), committed(0, 1, 0, 1), committed(0, 1, 0, 1), failed(0, metrics.FailedSerialization, 1)},
+			edit: func(r *Report) { r.BenchDuration = 3 * time.Millisecond },
+			want: header("extended", "2", "1") + `maximum number of tries: 1
+number of transactions per client: 2
+number of transactions actually processed: 3/4
+number of failed transactions: 1 (25.000%)
+latency average = 1.500 ms (including failures)
+initial connection time = 0.000 ms
+tps = 1000.000000 (without initial connection time)
+`,
+			exact: true,
+		},
+		{
+			name: "max tries 0 is not printed, retries are",
+			args: []string{"-S", "-T", "5", "--max-tries", "0"},
+			txs:  ok3,
+			edit: func(r *Report) { r.BenchDuration = time.Second },
+			want: header("simple", "1", "1") + `duration: 5 s
+number of transactions actually processed: 3
+number of failed transactions: 0 (0.000%)
+number of transactions retried: 0 (0.000%)
+total number of retries: 0
+latency average = 333.333 ms
+initial connection time = 0.000 ms
+tps = 3.000000 (without initial connection time)
+`,
+			exact: true,
+		},
+		{
+			name: "-P measures latency",
+			args: []string{"-S", "-T", "5", "-P", "1"},
+			txs:  ok3,
+			edit: func(r *Report) { r.BenchDuration = time.Second },
+			want: "latency average = 2.333 ms\nlatency stddev = 1.247 ms\ninitial connection time = 0.000 ms\n" +
+				"tps = 3.000000 (without initial connection time)\n",
+		},
+		{
+			name: "Latency field measures latency",
+			args: []string{"-S", "-T", "5"},
+			txs:  ok3,
+			edit: func(r *Report) { r.BenchDuration = time.Second; r.Latency = true },
+			want: "latency average = 2.333 ms\nlatency stddev = 1.247 ms\ninitial connection time = 0.000 ms\n" +
+				"tps = 3.000000 (without initial connection time)\n",
+		},
+		{
+			name: "-L without -R: no skipped line, late count over successes",
+			args: []string{"-S", "-T", "5", "-L", "1.5"},
+			txs:  ok3,
+			edit: func(r *Report) { r.BenchDuration = time.Second },
+			want: "number of failed transactions: 0 (0.000%)\n" +
+				"number of transactions above the 1.5 ms latency limit: 2/3 (66.667%)\n" +
+				"latency average = 2.333 ms\nlatency stddev = 1.247 ms\ninitial connection time = 0.000 ms\n" +
+				"tps = 3.000000 (without initial connection time)\n",
+		},
+		{
+			name: "-L with nothing successful",
+			args: []string{"-S", "-T", "5", "-L", "1", "-R", "10"},
+			txs:  []metrics.Tx{skipped(0), skipped(0)},
+			edit: func(r *Report) { r.BenchDuration = time.Second },
+			want: "number of failed transactions: 0 (0.000%)\n" +
+				"number of transactions skipped: 2 (100.000%)\n" +
+				"number of transactions above the 1.0 ms latency limit: 0/0 (0.000%)\n" +
+				// no latency lines (nothing measured); the lag average is 0/0
+				"rate limit schedule lag: avg -nan (max 0.000) ms\n" +
+				"initial connection time = 0.000 ms\ntps = 0.000000 (without initial connection time)\n",
+		},
+		{
+			name: "-C: connection time per transaction incl. failures",
+			args: []string{"-S", "-t", "2", "-C", "--max-tries", "2"},
+			txs:  []metrics.Tx{committed(0, 1, 0, 2), failed(0, metrics.FailedDeadlock, 2)},
+			edit: func(r *Report) { r.BenchDuration = 2 * time.Second; r.ConnTime = 5 * time.Millisecond },
+			want: "number of failed transactions: 1 (50.000%)\n" +
+				"number of transactions retried: 2 (100.000%)\ntotal number of retries: 2\n" +
+				"latency average = 1000.000 ms (including failures)\n" +
+				"average connection time = 2.500 ms\ntps = 0.500000 (including reconnection times)\n",
+		},
+		{
+			name: "failures detailed without continue-on-error: no other line",
+			args: []string{"-S", "-t", "1", "--failures-detailed"},
+			txs:  []metrics.Tx{failed(0, metrics.FailedSerialization, 1)},
+			edit: func(r *Report) { r.BenchDuration = time.Second },
+			want: "number of transactions actually processed: 0/1\n" +
+				"number of failed transactions: 1 (100.000%)\n" +
+				"number of serialization failures: 1 (100.000%)\n" +
+				"number of deadlock failures: 0 (0.000%)\n" +
+				"latency average = 1000.000 ms (including failures)\n" +
+				"initial connection time = 0.000 ms\ntps = 0.000000 (without initial connection time)\n",
+		},
+		{
+			name: "nothing processed: stop after the counts",
+			args: []string{"-S", "-t", "1000000000", "-c", "3"},
+			txs:  nil,
+			want: "number of transactions per client: 1000000000\n" +
+				// 1000000000 × 3 overflows pgbench's int
+				"number of transactions actually processed: 0/-1294967296\n",
+		},
+		{
+			name: "-r single script: no dash prefix",
+			args: []string{"-S", "-t", "1", "-r"},
+			txs:  []metrics.Tx{committed(0, 1000, 0, 1)},
+			edit: func(r *Report) {
+				r.BenchDuration = time.Second
+				r.Commands = [][]metrics.CommandStats{{{Elapsed: metrics.Summary{N: 3, Sum: 1}}, {Elapsed: metrics.Summary{N: 1, Sum: 9999999999}}}}
+			},
+			want: "tps = 1.000000 (without initial connection time)\n" +
+				"statement latencies in milliseconds and failures:\n" +
+				"         0.000           0 \\set aid random(1, 100000 * :scale)\n" +
+				"   9999999.999           0 SELECT abalance FROM pgbench_accounts WHERE aid = :aid;\n",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			o := parseTestOptions(t, nil, append([]string{"-n"}, tc.args...)...)
+			r := &Report{Opts: o, Total: statsOf(o.LatencyLimit, tc.txs...)}
+			if tc.edit != nil {
+				tc.edit(r)
+			}
+			got := r.String()
+			if tc.exact {
+				if got != tc.want {
+					t.Errorf("got:\n%s\nwant:\n%s\n%s", got, tc.want, firstDiff(got, tc.want))
+				}
+				return
+			}
+			if !strings.HasSuffix(got, tc.want) {
+				t.Errorf("got:\n%s\nwant suffix:\n%s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestReportDegenerate(t *testing.T) {
+	// A nil Opts and empty figures print without panicking.
+	r := &Report{}
+	if !strings.HasPrefix(r.String(), "transaction type: multiple scripts\nscaling factor: 0\n") {
+		t.Errorf("got %q", r.String())
+	}
+	// Missing per-script stats and commands print as zeros.
+	o := parseTestOptions(t, nil, "-n", "-b", "select-only", "-b", "simple-update", "-r", "-t", "1")
+	o.Scripts[1].Parsed = nil
+	r = &Report{Opts: o, Total: statsOf(0, committed(0, 1, 0, 1)), BenchDuration: time.Second}
+	got := r.String()
+	for _, want := range []string{
+		"SQL script 2: <builtin: simple update>\n - weight: 1 (targets 50.0% of total)\n - 0 transactions (0.0% of total)\n - statement latencies",
+		" - statement latencies in milliseconds and failures:\n         0.000           0 \\set aid",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+}
+
+func TestBanner(t *testing.T) {
+	tests := []struct {
+		tool string
+		num  int
+		str  string
+		want string
+	}{
+		{"1.2.3", 180000, "18.0", "pgbench (18.0 (pgtrial 1.2.3))\n"},
+		{"", 150018, "15.18 (Debian 15.18-0+deb12u1)", "pgbench (18.0 (pgtrial dev), server 15.18 (Debian 15.18-0+deb12u1))\n"},
+		{"x", 180004, "18.4", "pgbench (18.0 (pgtrial x), server 18.4)\n"},
+		{"x", 150018, "", "pgbench (18.0 (pgtrial x), server 15.18)\n"},
+		{"x", 90624, "", "pgbench (18.0 (pgtrial x), server 9.6.24)\n"},
+	}
+	for _, tc := range tests {
+		if got := Banner(tc.tool, tc.num, tc.str); got != tc.want {
+			t.Errorf("Banner(%q, %d, %q) = %q, want %q", tc.tool, tc.num, tc.str, got, tc.want)
+		}
+	}
+}
+
+func TestCFormat(t *testing.T) {
+	tests := []struct {
+		prec int
+		v    float64
+		want string
+	}{
+		{3, 0.0005, "0.001"}, // 0.0005 is slightly above one half-thousandth in binary
+		{3, 0.0625, "0.062"}, // exact tie: half to even, as glibc
+		{1, 0.25, "0.2"},
+		{1, 0.35, "0.3"}, // 0.35 is below the tie in binary
+		{3, math.Copysign(0, -1), "-0.000"},
+		{3, math.NaN(), "-nan"},
+		{3, math.Inf(1), "inf"},
+		{6, math.Inf(-1), "-inf"},
+		{0, 2.5, "2"},
+		{0, 123456789012345678, "123456789012345680"},
+	}
+	for _, tc := range tests {
+		if got := cf(tc.prec, tc.v); got != tc.want {
+			t.Errorf("cf(%d, %v) = %q, want %q", tc.prec, tc.v, got, tc.want)
+		}
+	}
+	if got := cfw(11, 3, math.NaN()); got != "       -nan" {
+		t.Errorf("cfw NaN = %q", got)
+	}
+}
