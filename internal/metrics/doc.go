@@ -60,11 +60,11 @@
 // reader read it:
 //
 //	#[Histogram log format version 1.3]
-//	#[StartTime: 1700000000 (seconds since epoch), 2023-11-14T22:13:20Z]
+//	#[StartTime: 1700000000.437 (seconds since epoch), 2023-11-14T22:13:20.437Z]
 //	#[BaseTime: 1700000000 (seconds since epoch)]
 //	#[pgtrial: values in microseconds; Interval_Max = max µs / 1e6, i.e. in seconds]
 //	"StartTimestamp","Interval_Length","Interval_Max","Interval_Compressed_Histogram"
-//	Tag=tpcb-like/response,0.000000,1.000000,0.012543,HISTFAAAA…
+//	Tag=tpcb-like/response,0.437000,1.000000,0.012543,HISTFAAAA…
 //
 // Timestamps are seconds relative to BaseTime (the run's start truncated to a
 // whole second, because hdrhistogram-go writes BaseTime in whole seconds), at

@@ -61,7 +61,8 @@ type LogWriter struct {
 	w *hdrhistogram.HistogramLogWriter
 }
 
-// NewLogWriter writes the log header to w: format version, StartTime (start),
+// NewLogWriter writes the log header to w: format version, StartTime (start,
+// to the millisecond),
 // BaseTime (start truncated to the second; timestamps are relative to it), a
 // comment giving the units, and the legend.
 func NewLogWriter(w io.Writer, start time.Time) (*LogWriter, error) {
@@ -72,7 +73,14 @@ func NewLogWriter(w io.Writer, start time.Time) (*LogWriter, error) {
 	lw.SetBaseTime(baseMs)
 	steps := []func() error{
 		lw.OutputLogFormatVersion,
-		func() error { return lw.OutputStartTime(start.UnixMilli()) },
+		// hdrhistogram-go's OutputStartTime drops the milliseconds; write
+		// the line as Java's writer does, with 3 decimals (its reader and
+		// Java's parse both).
+		func() error {
+			ms := start.UnixMilli()
+			return lw.OutputComment(fmt.Sprintf("[StartTime: %d.%03d (seconds since epoch), %s]",
+				ms/1000, ms%1000, time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")))
+		},
 		func() error { return lw.OutputBaseTime(baseMs) },
 		func() error {
 			return lw.OutputComment("[pgtrial: values in microseconds; Interval_Max = max µs / 1e6, i.e. in seconds]")
