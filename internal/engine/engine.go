@@ -1,0 +1,348 @@
+// Package engine runs pgbench scripts against PostgreSQL: one goroutine and
+// one connection per client, the closed model (each client loops) or the
+// open model (clients take intended start times from a shared schedule),
+// pgbench's protocol modes, pipelines, \gset/\aset, \sleep, \shell,
+// conditionals, retries of serialization failures and deadlocks, and its
+// rules for failing, skipping and aborting. Every transaction is reported to
+// a metrics.Recorder with its response time (from the intended start),
+// service time (from the actual start) and schedule lag, so a stalled server
+// shows in the open model's latency instead of silently lowering the load.
+//
+// Times inside the engine are µs on one monotonic clock that starts when
+// Run is called.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgtrial/pgtrial/internal/metrics"
+	"github.com/pgtrial/pgtrial/internal/prng"
+	"github.com/pgtrial/pgtrial/internal/script"
+)
+
+// Logger receives the engine's messages, already worded as pgbench words
+// them ("client 3 aborted in command 2 (SQL) of script 0; …"). Multi-line
+// messages (server errors with DETAIL/CONTEXT) are passed whole, without a
+// trailing newline.
+type Logger interface {
+	Error(msg string)
+	Info(msg string)
+	Debug(msg string) // only called when Config.Debug is set
+}
+
+// Config is one run.
+type Config struct {
+	Program     *script.Program
+	ScriptNames []string // pgbench's descriptions, for debug lines
+	Weights     []int    // per script; a weight of 0 is never chosen
+	Mode        script.Mode
+	Conn        *pgconn.Config
+
+	Clients int
+	// Groups are pgbench's threads (1 ≤ Groups ≤ Clients), each a block of
+	// clients (GroupOf). A group's clients share one arrival schedule (at
+	// Rate/Groups) and one stream for script choice.
+	Groups int
+
+	Transactions int64         // per client; 0 with Duration
+	Duration     time.Duration // 0 with Transactions
+	ConnectPerTx bool          // -C: connect and disconnect around every transaction
+	MaxTries     uint32        // 0: unlimited (needs Duration or LatencyLimit)
+	LatencyLimit time.Duration // -L
+	Rate         float64       // total intended transactions per second; 0 = closed model
+	Arrival      Arrival
+	Overload     Overload
+
+	ContinueOnError bool // other SQL errors fail the transaction instead of aborting the client
+	ExitOnAbort     bool // the first aborted client stops the run
+	VerboseErrors   bool
+	Debug           bool
+	// Reconnect: a lost or refused connection fails the transaction
+	// (metrics.FailedConnection) and the client connects again for the next
+	// one, instead of aborting as pgbench does.
+	Reconnect  bool
+	PerCommand bool // per-command latency (-r)
+
+	Log     Logger
+	Stdout  io.Writer // where \shell output goes (pgbench's own stdout)
+	Stderr  io.Writer // where debug() lines of expressions go (pgbench's stderr); nil discards
+	Streams prng.Streams
+	// Setup sets a new client's variables (-D, scale, client_id, seeds).
+	Setup   func(c *script.Client) error
+	Metrics *metrics.Set
+	// OnTx, if set, is called from the client's goroutine after each
+	// transaction (committed, failed or skipped) with the client's count of
+	// transactions so far (pgbench's 1-based transaction number) and the
+	// time it ended.
+	OnTx func(client, group int, txNo int64, tx *metrics.Tx, end time.Time)
+	// OnNotice receives server notices (pgbench lets libpq print them).
+	OnNotice func(*pgconn.Notice)
+	// OnStart is called once all initial connections are made, just before
+	// the first transaction, with the run's start and the bench start.
+	OnStart func(start, benchStart time.Time)
+	// ConnectError formats a connection failure for messages (libpq's text);
+	// nil uses err.Error().
+	ConnectError func(err error) string
+}
+
+// Result is what a run did beyond its metrics.
+type Result struct {
+	Start      time.Time     // when Run began (before connecting)
+	BenchStart time.Time     // when all initial connections were made
+	End        time.Time     // when the last client finished
+	ConnTime   time.Duration // time spent connecting and disconnecting under -C
+	Aborted    int           // clients that aborted
+	// AbortedGroup is the group of the first aborted client when ExitOnAbort
+	// stopped the run, else -1.
+	AbortedGroup int
+	Interrupted  bool // the context was cancelled (e.g. SIGINT)
+}
+
+// GroupOf returns the group (pgbench thread) of client i: pgbench gives
+// thread t the clients [t·n/g … (t+1)·n/g) in blocks — nclients_per_thread
+// rounded so that the first threads get the extra ones.
+func GroupOf(i, clients, groups int) int {
+	// pgbench: threads[t].state = &state[nclients_dealt], nstate = (nclients - nclients_dealt + nthreads - t - 1) / (nthreads - t)
+	dealt := 0
+	for t := 0; t < groups; t++ {
+		n := (clients - dealt + groups - t - 1) / (groups - t)
+		if i < dealt+n {
+			return t
+		}
+		dealt += n
+	}
+	return groups - 1
+}
+
+// InitialConnectError is returned by Run when a client cannot make its first
+// connection (pgbench: "could not create connection for client N").
+type InitialConnectError struct {
+	Client int
+	Err    error
+}
+
+func (e *InitialConnectError) Error() string {
+	return fmt.Sprintf("could not create connection for client %d", e.Client)
+}
+func (e *InitialConnectError) Unwrap() error { return e.Err }
+
+type group struct {
+	id     int
+	sched  *schedule
+	mu     sync.Mutex // guards choose
+	choose prng.State
+}
+
+type engine struct {
+	cfg      *Config
+	epoch    time.Time
+	endTime  int64 // µs; 0 without Duration (pgbench's end_time)
+	limit    int64 // µs latency limit
+	timerHit atomic.Bool
+	stopped  atomic.Bool // interrupted or exit-on-abort
+	total    int64       // Σ weights
+	ncmds    []int
+	connMu   sync.Mutex
+	connTime time.Duration
+	abortMu  sync.Mutex
+	aborted  int
+	abortG   int
+	clients  []*client
+	stopCh   chan struct{}
+	stopOnce sync.Once
+}
+
+// now is the engine clock in µs.
+func (e *engine) now() int64 { return int64(time.Since(e.epoch) / time.Microsecond) }
+
+// wall converts an engine time to a time.Time.
+func (e *engine) wall(us int64) time.Time { return e.epoch.Add(time.Duration(us) * time.Microsecond) }
+
+func (e *engine) stop() {
+	e.stopOnce.Do(func() {
+		e.stopped.Store(true)
+		close(e.stopCh)
+	})
+}
+
+// Run runs the clients until they finish, abort, or ctx is cancelled. On
+// cancellation, in-flight queries are cancelled on the server and the
+// transactions they belonged to are not counted; everything recorded before
+// stays in the metrics.
+func Run(ctx context.Context, cfg *Config) (*Result, error) {
+	if cfg.Clients < 1 {
+		return nil, errors.New("engine: at least one client is needed")
+	}
+	if cfg.Groups < 1 || cfg.Groups > cfg.Clients {
+		return nil, fmt.Errorf("engine: %d groups for %d clients", cfg.Groups, cfg.Clients)
+	}
+	if len(cfg.Streams.Clients) < cfg.Clients || len(cfg.Streams.Threads) < cfg.Groups {
+		return nil, errors.New("engine: random streams missing for some clients or groups")
+	}
+	e := &engine{cfg: cfg, epoch: time.Now(), abortG: -1, stopCh: make(chan struct{})}
+	e.limit = int64(cfg.LatencyLimit / time.Microsecond)
+	for _, w := range cfg.Weights {
+		e.total += int64(w)
+	}
+	for _, s := range cfg.Program.Scripts {
+		e.ncmds = append(e.ncmds, len(s.Commands))
+	}
+	if cfg.Duration > 0 {
+		e.endTime = int64(cfg.Duration / time.Microsecond)
+	}
+	res := &Result{Start: e.epoch, AbortedGroup: -1}
+
+	groups := make([]*group, cfg.Groups)
+	for g := range groups {
+		groups[g] = &group{id: g, choose: cfg.Streams.Threads[g].Choose}
+	}
+	e.clients = make([]*client, cfg.Clients)
+	for i := range e.clients {
+		g := groups[GroupOf(i, cfg.Clients, cfg.Groups)]
+		c, err := newClient(e, i, g)
+		if err != nil {
+			return nil, err
+		}
+		e.clients[i] = c
+	}
+
+	// Interruption: stop new work, cancel queries in flight.
+	go func() {
+		select {
+		case <-ctx.Done():
+			res.Interrupted = true
+			e.stop()
+			for _, c := range e.clients {
+				c.cancelInFlight()
+			}
+		case <-e.stopCh:
+		}
+	}()
+	defer e.stop()
+
+	// Initial connections, all clients at once (pgbench connects each
+	// thread's clients in turn; the report's "initial connection time" is
+	// the time until all are connected).
+	if !cfg.ConnectPerTx {
+		errs := make([]error, cfg.Clients)
+		var wg sync.WaitGroup
+		for i, c := range e.clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				conn, err := dial(ctx, cfg.Conn, e.ncmds, cfg.OnNotice)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				c.conn = conn
+			}()
+		}
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				for _, c := range e.clients {
+					c.conn.close()
+				}
+				if res.Interrupted {
+					return res, context.Canceled
+				}
+				return res, &InitialConnectError{Client: i, Err: err}
+			}
+		}
+	}
+
+	bench := e.now()
+	res.BenchStart = e.wall(bench)
+	if cfg.Rate > 0 {
+		// pgbench: throttle_delay = 1e6 / rate · nthreads, per thread.
+		delay := 1e6 / cfg.Rate * float64(cfg.Groups)
+		for g, gr := range groups {
+			rnd := cfg.Streams.Threads[g].Throttle
+			gr.sched = newSchedule(cfg.Arrival, delay, bench, &rnd)
+		}
+	}
+	if e.endTime > 0 {
+		t := time.AfterFunc(time.Until(e.wall(e.endTime)), func() { e.timerHit.Store(true) })
+		defer t.Stop()
+	}
+	if cfg.OnStart != nil {
+		cfg.OnStart(res.Start, res.BenchStart)
+	}
+
+	var wg sync.WaitGroup
+	for _, c := range e.clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.run()
+		}()
+	}
+	wg.Wait()
+	res.End = time.Now()
+	e.connMu.Lock()
+	res.ConnTime = e.connTime
+	e.connMu.Unlock()
+	e.abortMu.Lock()
+	res.Aborted = e.aborted
+	if cfg.ExitOnAbort && e.aborted > 0 {
+		res.AbortedGroup = e.abortG
+	}
+	e.abortMu.Unlock()
+	if ctx.Err() != nil {
+		res.Interrupted = true
+	}
+	return res, nil
+}
+
+// chooseScript is pgbench's chooseScript: a weighted draw from the group's
+// stream, w = getrand(0, total_weight − 1), then the first script whose
+// cumulative weight exceeds w.
+func (e *engine) chooseScript(g *group) int {
+	n := len(e.cfg.Program.Scripts)
+	if n == 1 {
+		return 0
+	}
+	g.mu.Lock()
+	w := int64(g.choose.Uint64Range(0, uint64(e.total-1)))
+	g.mu.Unlock()
+	i := 0
+	for {
+		w -= int64(e.cfg.Weights[i])
+		i++
+		if w < 0 || i == n {
+			return i - 1
+		}
+	}
+}
+
+func (e *engine) addConnTime(d time.Duration) {
+	e.connMu.Lock()
+	e.connTime += d
+	e.connMu.Unlock()
+}
+
+func (e *engine) noteAbort(g int) {
+	e.abortMu.Lock()
+	e.aborted++
+	first := e.abortG < 0
+	if first {
+		e.abortG = g
+	}
+	e.abortMu.Unlock()
+	if e.cfg.ExitOnAbort && first {
+		e.cfg.Log.Error(fmt.Sprintf("Run was aborted due to an error in thread %d", g))
+		e.stop()
+		for _, c := range e.clients {
+			c.cancelInFlight()
+		}
+	}
+}
