@@ -62,9 +62,8 @@ type LogWriter struct {
 }
 
 // NewLogWriter writes the log header to w: format version, StartTime (start,
-// to the millisecond),
-// BaseTime (start truncated to the second; timestamps are relative to it), a
-// comment giving the units, and the legend.
+// to the millisecond), BaseTime (start truncated to the second; timestamps
+// are relative to it), a comment giving the units, and the legend.
 func NewLogWriter(w io.Writer, start time.Time) (*LogWriter, error) {
 	lw := hdrhistogram.NewHistogramLogWriter(w)
 	// hdrhistogram-go writes BaseTime in whole seconds; a whole-second base

@@ -1,0 +1,208 @@
+// Package results is the run directory (DESIGN.md §6), the only contract
+// between measuring and analysing:
+//
+//	run.json       the Run: schema "pgtrial.run/v1", tool, command line
+//	               (passwords removed), target, workload, model, phases,
+//	               summary, checks, interruption; written atomically at the
+//	               start (Create) and again at the end (Finish)
+//	latency.hlog   HdrHistogram interval log (metrics.LogWriter): per
+//	               interval, tags SCRIPT/response, SCRIPT/service,
+//	               SCRIPT/lag and total/…; values in µs
+//	timeline.csv   one row per interval (TimelineRow)
+//	events.jsonl   one Event per line
+//
+// The files are appended to and flushed to the operating system after every
+// interval and event, so a run that is interrupted or crashes keeps
+// everything up to its last interval; they are fsynced when the run ends
+// (not every interval: an fsync per second would add I/O to the machine
+// under test). Readers tolerate a last line cut short by a crash.
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Schema is the version of the run directory format this package writes and
+// reads. Fields may be added within a version; renaming or removing one, or
+// changing its meaning, needs a new version.
+const Schema = "pgtrial.run/v1"
+
+// File names inside a run directory.
+const (
+	RunFile      = "run.json"
+	LatencyFile  = "latency.hlog"
+	TimelineFile = "timeline.csv"
+	EventsFile   = "events.jsonl"
+)
+
+// Run is run.json.
+type Run struct {
+	Schema          string    `json:"schema"`
+	Tool            Tool      `json:"tool"`
+	CommandLine     []string  `json:"command_line,omitempty"` // passwords removed (RedactArgs)
+	StartedAt       time.Time `json:"started_at"`
+	EndedAt         time.Time `json:"ended_at,omitzero"`
+	Target          Target    `json:"target"`
+	Workload        Workload  `json:"workload"`
+	Model           Model     `json:"model"`
+	Phases          []Phase   `json:"phases,omitempty"`
+	Summary         *Summary  `json:"summary,omitempty"` // of the measured phase
+	Interrupted     bool      `json:"interrupted,omitempty"`
+	InterruptReason string    `json:"interrupt_reason,omitempty"`
+	Aborted         bool      `json:"aborted,omitempty"`
+	Warnings        []string  `json:"warnings,omitempty"`
+	Checks          []Check   `json:"checks,omitempty"`
+}
+
+// Tool is the program that measured.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	Commit  string `json:"commit,omitempty"`
+	Go      string `json:"go,omitempty"` // runtime.Version()
+}
+
+// Target is the server under test.
+type Target struct {
+	Host          string            `json:"host,omitempty"`
+	Port          int               `json:"port,omitempty"`
+	Database      string            `json:"database,omitempty"`
+	User          string            `json:"user,omitempty"`
+	ServerVersion string            `json:"server_version,omitempty"`
+	Settings      map[string]string `json:"settings,omitempty"` // name → current_setting()
+}
+
+// Workload is what was run.
+type Workload struct {
+	Name    string         `json:"name,omitempty"`
+	Scripts []ScriptWeight `json:"scripts,omitempty"`
+	Scale   int            `json:"scale,omitempty"`
+}
+
+// ScriptWeight is one script of the workload and its weight in the mix.
+type ScriptWeight struct {
+	Name   string `json:"name"`
+	Weight int    `json:"weight"`
+}
+
+// Load models.
+const (
+	ModelClosed = "closed" // each client starts its next transaction when the last ends
+	ModelOpen   = "open"   // transactions arrive on a schedule at Rate
+)
+
+// Model is how load was generated.
+type Model struct {
+	Kind           string  `json:"kind"` // ModelClosed or ModelOpen
+	Clients        int     `json:"clients"`
+	Threads        int     `json:"threads,omitempty"`
+	Rate           float64 `json:"rate,omitempty"`     // target transactions/s; 0 in the closed model
+	Arrival        string  `json:"arrival,omitempty"`  // "poisson" or "uniform" (open model)
+	Overload       string  `json:"overload,omitempty"` // "queue" or "drop" (open model)
+	LatencyLimitMs float64 `json:"latency_limit_ms,omitempty"`
+	DurationS      float64 `json:"duration_s,omitempty"`
+	Transactions   int64   `json:"transactions,omitempty"` // per client, when the run is bounded by count
+}
+
+// Phase names.
+const (
+	PhaseWarmup  = "warmup"
+	PhaseMeasure = "measure"
+)
+
+// Phase is a span of the run: a warm-up (discarded) or the measured window.
+type Phase struct {
+	Name  string    `json:"name"`
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end,omitzero"`
+}
+
+// Check is one item of the honesty checklist (DESIGN.md §8).
+type Check struct {
+	Name    string `json:"name"`
+	Status  string `json:"status"`          // "pass", "warn" or "fail"
+	Value   any    `json:"value,omitempty"` // the measured value the status is based on (a number or a string)
+	Message string `json:"message,omitempty"`
+}
+
+// Load reads run.json of the run directory dir. A file of another schema
+// (a newer pgtrial, or not a run directory) is an error that says so.
+func Load(dir string) (*Run, error) {
+	path := filepath.Join(dir, RunFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load run: %w", err)
+	}
+	var head struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("load run %s: %w", path, err)
+	}
+	switch {
+	case head.Schema == nil:
+		return nil, fmt.Errorf("load run %s: no \"schema\" field; not a pgtrial run directory", path)
+	case *head.Schema != Schema:
+		return nil, fmt.Errorf("load run %s: unknown schema %q; this pgtrial reads %q (was it written by a newer pgtrial?)", path, *head.Schema, Schema)
+	}
+	var run Run
+	if err := json.Unmarshal(data, &run); err != nil {
+		return nil, fmt.Errorf("load run %s: %w", path, err)
+	}
+	return &run, nil
+}
+
+// writeRun writes run to dir/run.json atomically: a temporary file in the
+// same directory, fsynced, renamed over run.json, and the directory fsynced,
+// so a reader sees the old or the new file, never a part. The schema is set
+// and the command line redacted on the way out; run itself is not modified.
+func writeRun(dir string, run *Run) error {
+	out := *run
+	out.Schema = Schema
+	out.CommandLine = RedactArgs(run.CommandLine)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&out); err != nil {
+		return fmt.Errorf("encode %s: %w", RunFile, err)
+	}
+	path := filepath.Join(dir, RunFile)
+	tmp, err := os.CreateTemp(dir, "."+RunFile+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	_, err = tmp.Write(buf.Bytes())
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+// syncDir makes a rename in dir durable. Best effort: some file systems do
+// not support fsync on a directory, and the rename itself has succeeded.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// ErrClosed is returned by writes to a finished or closed Dir.
+var ErrClosed = errors.New("run directory is closed")
