@@ -319,8 +319,8 @@ func BenchmarkRecord(b *testing.B) {
 	s := NewSet(1, Layout{Scripts: 1})
 	r := s.Recorder(0)
 	tx := Tx{Outcome: Committed, Tries: 1, Response: 1200, Service: 1000, Lag: 200}
-	const perTick = 4096 // records per interval
-	for range 2 {        // warm-up: grow both slices
+	const perTick = 1 << 16 // records per interval
+	for range 2 {           // warm-up: grow both slices
 		for range perTick {
 			r.Record(&tx)
 		}
@@ -341,7 +341,7 @@ func BenchmarkRecord(b *testing.B) {
 func BenchmarkCommandDone(b *testing.B) {
 	s := NewSet(1, Layout{Scripts: 1, Commands: []int{4}})
 	r := s.Recorder(0)
-	const perTick = 4096
+	const perTick = 1 << 16
 	for range 2 {
 		for range perTick {
 			r.CommandDone(0, 3, 100)
