@@ -5,15 +5,20 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/metrics"
+	"github.com/pgtrial/pgtrial/internal/pgtest"
 )
 
-// parseTestOptions parses a pgbench command line for a test, with files from
-// files instead of the disk and no environment.
+// parseTestOptions parses a pgbench command line for a test, with no
+// environment and script files from files (nil: from the disk).
 func parseTestOptions(t *testing.T, files map[string]string, args ...string) *Options {
 	t.Helper()
 	var stderr bytes.Buffer
@@ -21,6 +26,9 @@ func parseTestOptions(t *testing.T, files map[string]string, args ...string) *Op
 		Stderr:    &stderr,
 		LookupEnv: func(string) (string, bool) { return "", false },
 		ReadFile: func(name string) ([]byte, error) {
+			if files == nil {
+				return os.ReadFile(name)
+			}
 			if s, ok := files[name]; ok {
 				return []byte(s), nil
 			}
@@ -397,7 +405,7 @@ func TestReportDegenerate(t *testing.T) {
 	}
 }
 
-func TestBanner(t *testing.T) {
+func TestReportBanner(t *testing.T) {
 	tests := []struct {
 		tool string
 		num  int
@@ -417,7 +425,7 @@ func TestBanner(t *testing.T) {
 	}
 }
 
-func TestCFormat(t *testing.T) {
+func TestReportCFormat(t *testing.T) {
 	tests := []struct {
 		prec int
 		v    float64
@@ -442,4 +450,240 @@ func TestCFormat(t *testing.T) {
 	if got := cfw(11, 3, math.NaN()); got != "       -nan" {
 		t.Errorf("cfw NaN = %q", got)
 	}
+}
+
+// pgbenchTx is one line of a pgbench per-transaction log.
+type pgbenchTx struct {
+	client   int
+	txNo     int64
+	tx       metrics.Tx
+	sec, usc int64
+}
+
+// readPgbenchLogs parses every per-transaction log file of a pgbench run.
+func readPgbenchLogs(t *testing.T, files []string, withLag, withRetries bool) map[string][]pgbenchTx {
+	t.Helper()
+	out := map[string][]pgbenchTx{}
+	for _, f := range files {
+		for _, line := range strings.Split(strings.TrimSuffix(readLog(t, f), "\n"), "\n") {
+			if line == "" {
+				continue
+			}
+			fs := strings.Fields(line)
+			want := 6
+			if withLag {
+				want++
+			}
+			if withRetries {
+				want++
+			}
+			if len(fs) != want {
+				t.Fatalf("%s: line %q has %d fields, want %d", f, line, len(fs), want)
+			}
+			n := make([]int64, len(fs))
+			for i, s := range fs {
+				if i != 2 {
+					v, err := strconv.ParseInt(s, 10, 64)
+					if err != nil {
+						t.Fatalf("%s: bad line %q", f, line)
+					}
+					n[i] = v
+				}
+			}
+			e := pgbenchTx{client: int(n[0]), txNo: n[1], sec: n[4], usc: n[5]}
+			e.tx.Script = int(n[3])
+			e.tx.Tries = 1
+			if withRetries {
+				e.tx.Tries = uint32(n[len(n)-1]) + 1
+			}
+			switch fs[2] {
+			case "skipped":
+				e.tx.Outcome = metrics.Skipped
+			case "failed", "serialization":
+				e.tx.Outcome = metrics.FailedSerialization
+			case "deadlock":
+				e.tx.Outcome = metrics.FailedDeadlock
+			default:
+				lat, err := strconv.ParseInt(fs[2], 10, 64)
+				if err != nil {
+					t.Fatalf("%s: bad line %q", f, line)
+				}
+				e.tx.Outcome, e.tx.Response = metrics.Committed, lat
+				if withLag {
+					e.tx.Lag = n[6]
+				}
+			}
+			out[f] = append(out[f], e)
+		}
+	}
+	return out
+}
+
+// maskVaried replaces the figures that depend on wall-clock durations pgbench
+// does not log (run time, connection time) with "#".
+var maskVaried = regexp.MustCompile(`(initial connection time = |average connection time = |tps = |^latency average = )[-0-9.naif]+`)
+
+// maskCommand blanks -r's figures (pgbench does not log them per command),
+// and the space before the command text: pgbench 15 printed two
+// ("   %11.3f  %10ld  %s"), 18 prints one.
+var maskCommand = regexp.MustCompile(`^   ( *[-0-9.naif]+)(  +\d+)( +\d+)? +`)
+
+func maskReport(s string, computedLatency bool) string {
+	var out []string
+	for _, line := range strings.Split(s, "\n") {
+		if !computedLatency && strings.HasPrefix(line, "latency average") {
+			out = append(out, line)
+			continue
+		}
+		line = maskCommand.ReplaceAllString(line, "   # ")
+		out = append(out, maskVaried.ReplaceAllString(line, "${1}#"))
+	}
+	return strings.Join(out, "\n")
+}
+
+// pgbench15PerScript turns pgbench 15's per-script count line into 18's two
+// lines (valid when the script had no failed or skipped transactions).
+var pgbench15PerScript = regexp.MustCompile(`(?m)^ - (\d+) transactions \(([0-9.]+)% of total, tps = ([0-9.]+)\)$`)
+
+// TestReportAgainstPgbench runs the real pgbench (15 or later, when
+// installed) with -l, rebuilds the stats from its per-transaction logs, and
+// compares our report with pgbench's, but for the figures that depend on
+// times pgbench does not log (tps, connection time, computed latency). It
+// also writes the logs again with TxLog and compares them byte for byte, and
+// checks the shape of pgbench's progress and aggregated-log lines.
+func TestReportAgainstPgbench(t *testing.T) {
+	pgbench := findTool(t, "pgbench")
+	url := pgtest.ConnString(t)
+	if out, err := exec.Command(pgbench, "-i", "-s", "1", "-q", url).CombinedOutput(); err != nil {
+		t.Fatalf("pgbench -i: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	serializable := filepath.Join(dir, "ser.sql")
+	if err := os.WriteFile(serializable, []byte(`\set aid random(1, 8)
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT sum(abalance) FROM pgbench_accounts WHERE aid <= 8;
+UPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = :aid;
+END;
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"closed model, computed latency", []string{"-t", "150", "-c", "2", "-j", "2"}},
+		{"rate and limit, measured", []string{"-T", "2", "-c", "2", "-R", "400", "-L", "0.3", "--max-tries", "3", "--failures-detailed", "-P", "1"}},
+		{"two scripts", []string{"-t", "100", "-c", "3", "-j", "2", "-b", "select-only@3", "-b", "simple-update@1", "-M", "prepared", "-r"}},
+		{"connect per transaction", []string{"-t", "15", "-C", "-M", "extended"}},
+		{"serialization failures and retries", []string{"-t", "40", "-c", "4", "-f", serializable, "--max-tries", "2", "--failures-detailed", "-L", "50", "-r"}},
+		{"serialization failures, not detailed", []string{"-t", "40", "-c", "4", "-j", "2", "-f", serializable, "-r"}},
+	}
+	for i, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			prefix := filepath.Join(dir, "log"+strconv.Itoa(i))
+			args := append([]string{"-n", "-l", "--log-prefix", prefix}, tc.args...)
+			cmd := exec.Command(pgbench, append(args, url)...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("pgbench %q: %v\n%s", args, err, stderr.String())
+			}
+			o := parseTestOptions(t, nil, args...)
+			files, _ := filepath.Glob(prefix + ".*")
+			logs := readPgbenchLogs(t, files, o.Rate > 0, o.MaxTries != 1)
+
+			r := &Report{Opts: o, Scale: 1, Scripts: make([]metrics.Stats, len(o.Scripts))}
+			for _, f := range files {
+				for _, e := range logs[f] {
+					r.Total.Add(&e.tx, o.LatencyLimit)
+					r.Scripts[e.tx.Script].Add(&e.tx, o.LatencyLimit)
+				}
+			}
+			// pgbench 15 prints the banner, then the report.
+			theirs := stdout.String()
+			if i := strings.IndexByte(theirs, '\n'); i >= 0 && strings.HasPrefix(theirs, "pgbench (") {
+				theirs = theirs[i+1:]
+			}
+			theirs = pgbench15PerScript.ReplaceAllString(theirs,
+				" - $1 transactions ($2% of total)\n - number of transactions actually processed: $1 (tps = $3)")
+			t.Logf("pgbench %s:\n%s", strings.Join(args, " "), theirs)
+			computed := o.Rate == 0 && o.Progress == 0 && o.LatencyLimit == 0
+			got, want := maskReport(r.String(), computed), maskReport(theirs, computed)
+			if got != want {
+				t.Errorf("report differs from pgbench's:\n%s\nours:\n%s\npgbench:\n%s", firstDiff(got, want), got, want)
+			}
+
+			// The same transactions through TxLog give the same files.
+			for _, f := range files {
+				thread := 0
+				if parts := strings.Split(filepath.Base(f), "."); len(parts) == 3 {
+					thread, _ = strconv.Atoi(parts[2])
+				}
+				pid, _ := strconv.Atoi(strings.Split(filepath.Base(f), ".")[1])
+				l, err := OpenTxLog(filepath.Join(dir, "again"+strconv.Itoa(i)), pid, thread, o, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, e := range logs[f] {
+					l.Log(e.client, e.txNo, &e.tx, time.Unix(e.sec, e.usc*1000))
+				}
+				if err := l.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if got, want := readLog(t, l.Path()), readLog(t, f); got != want {
+					t.Errorf("log %s differs:\n%s", f, firstDiff(got, want))
+				}
+			}
+
+			if o.Progress > 0 {
+				line := regexp.MustCompile(`^progress: \d+\.\d s, \d+\.\d tps, lat \d+\.\d{3} ms stddev (\d+\.\d{3}|-nan), \d+ failed, lag \d+\.\d{3} ms, \d+ skipped, \d+ retried, \d+ retries$`)
+				n := 0
+				for _, l := range strings.Split(stderr.String(), "\n") {
+					if strings.HasPrefix(l, "progress: ") {
+						n++
+						if !line.MatchString(l) {
+							t.Errorf("progress line %q", l)
+						}
+					}
+				}
+				ours := strings.TrimSuffix((&Progress{Opts: o, Start: time.Now()}).Line(time.Now(), &r.Total, time.Second), "\n")
+				if !line.MatchString(ours) {
+					t.Errorf("our progress line %q", ours)
+				}
+				if n == 0 {
+					t.Errorf("no progress lines in\n%s", stderr.String())
+				}
+			}
+		})
+	}
+
+	// The aggregated log: 15 columns, consecutive intervals, and nothing for
+	// the interval in progress at the end.
+	t.Run("aggregated", func(t *testing.T) {
+		prefix := filepath.Join(dir, "agg")
+		args := []string{"-n", "-T", "2", "-R", "300", "-L", "1", "--max-tries", "2", "--failures-detailed", "-l", "--aggregate-interval", "1", "--log-prefix", prefix, url}
+		if out, err := exec.Command(pgbench, args...).CombinedOutput(); err != nil {
+			t.Fatalf("pgbench: %v\n%s", err, out)
+		}
+		files, _ := filepath.Glob(prefix + ".*")
+		if len(files) != 1 {
+			t.Fatalf("log files %q", files)
+		}
+		lines := strings.Split(strings.TrimSuffix(readLog(t, files[0]), "\n"), "\n")
+		if len(lines) < 1 || len(lines) > 2 {
+			t.Errorf("%d intervals for a 2 s run: %q", len(lines), lines)
+		}
+		prev := int64(0)
+		for _, l := range lines {
+			fs := strings.Fields(l)
+			if len(fs) != 15 {
+				t.Errorf("%d columns in %q", len(fs), l)
+			}
+			start, _ := strconv.ParseInt(fs[0], 10, 64)
+			if prev != 0 && start != prev+1 {
+				t.Errorf("interval %d after %d", start, prev)
+			}
+			prev = start
+		}
+	})
 }
