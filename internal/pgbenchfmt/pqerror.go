@@ -301,6 +301,8 @@ func connectErrorMessage(ce *pgconn.ConnectError) string {
 			}
 			lookups[dnsErr.Name] = true
 			msg = "could not translate host name \"" + dnsErr.Name + "\" to address: " + gaiError(dnsErr) + "\n"
+		} else if pe := (*pgconn.PgError)(nil); errors.As(e, &pe) {
+			msg = string(appendPgError(nil, pe, "")) // e.g. from AfterConnect
 		} else {
 			msg = otherErrorMessage(e)
 		}

@@ -294,8 +294,22 @@ func TestPQConnectErrors(t *testing.T) {
 		})
 	}
 
+	// An error from AfterConnect (a setup statement): the server's text.
+	cfg, err := pgconn.ParseConfig(fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres", sock, port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.AfterConnect = func(ctx context.Context, pc *pgconn.PgConn) error {
+		return pc.Exec(ctx, "SELECT 1/0").Close()
+	}
+	if _, err := pgconn.ConnectConfig(context.Background(), cfg); err == nil {
+		t.Error("AfterConnect: connected")
+	} else if got, want := PQErrorMessage(err), "ERROR:  division by zero\n"; got != want {
+		t.Errorf("AfterConnect: %q, want %q", got, want)
+	}
+
 	// A connection string pgconn cannot parse: its message, without the string.
-	_, err := pgconn.Connect(context.Background(), "host=x port=notaport password="+secret)
+	_, err = pgconn.Connect(context.Background(), "host=x port=notaport password="+secret)
 	if got := PQErrorMessage(err); strings.Contains(got, secret) || !strings.HasSuffix(got, "\n") {
 		t.Errorf("parse error message %q", got)
 	}

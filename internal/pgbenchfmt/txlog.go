@@ -140,12 +140,15 @@ func (l *TxLog) Path() string { return l.path }
 // SetStart sets the thread's bench start (pgbench's thread->bench_start, when
 // its clients start): the first aggregation interval begins at its epoch
 // second, rounded down. Without it, the first logged transaction's time is
-// used. Call it before the first Log; it has no effect on a per-transaction
-// log.
+// used. Call it before the first Log: once the first interval has begun, it
+// has no effect (nothing logged is lost). It has no effect on a
+// per-transaction log.
 func (l *TxLog) SetStart(benchStart time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.agg = txAggregate{started: true, start: floorSecondUS(benchStart.UnixMicro())}
+	if !l.agg.started {
+		l.agg = txAggregate{started: true, start: floorSecondUS(benchStart.UnixMicro())}
+	}
 }
 
 // floorSecondUS is pgbench's "t / 1000000 * 1000000" (C division truncates).

@@ -259,6 +259,16 @@ func TestTxLogAggregateEnds(t *testing.T) {
 		t.Errorf("close: %q, want %q", got, want)
 	}
 
+	l = open("late start")
+	l.Log(0, 1, &tx, epochUS(5_400_000))
+	l.SetStart(epochUS(3_000_000)) // too late: ignored
+	if err := l.CloseAt(epochUS(6_000_000)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := readLog(t, l.Path()), "5 1 5 25 5 5 0 0 0 0 0 0 0 0 0\n"; got != want {
+		t.Errorf("late start: %q, want %q", got, want)
+	}
+
 	l = open("partial")
 	l.Log(0, 1, &tx, epochUS(5_400_000))
 	l.WritePartial()
