@@ -81,8 +81,12 @@ type Report struct {
 	// then whatever Latency says; Latency can only add to that rule.
 	Latency bool
 	// BenchDuration is pgbench's total_duration: from the earliest thread's
-	// bench start (after the initial connections, when the clients start) to
-	// the end of the run. tps and the computed latency are taken over it.
+	// bench start (after its clients' initial connections, at the "GO"
+	// barrier) to the end of the run, after every thread has finished (so
+	// the initial connection time is excluded, but under -C the
+	// per-transaction connections are included). tps (= committed /
+	// BenchDuration) and the computed latency are taken over it; it is
+	// used in whole µs, as pgbench's clock.
 	BenchDuration time.Duration
 	// ConnTime is the initial connection time (pgbench's bench_start −
 	// start_time: from just before the threads are started to the earliest
