@@ -124,7 +124,7 @@ func TestPQErrorPosition(t *testing.T) {
 }
 
 // findTool returns the path of a PostgreSQL client program, or skips.
-func findTool(t *testing.T, name string) string {
+func findPGTool(t *testing.T, name string) string {
 	t.Helper()
 	if p, err := exec.LookPath(name); err == nil {
 		return p
@@ -140,7 +140,7 @@ func findTool(t *testing.T, name string) string {
 // TestPQErrorPositionAgainstPsql runs queries with syntax errors at many
 // places through psql (libpq) and through pgconn, and compares the texts.
 func TestPQErrorPositionAgainstPsql(t *testing.T) {
-	psql := findTool(t, "psql")
+	psql := findPGTool(t, "psql")
 	url := pgtest.ConnString(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -191,7 +191,7 @@ func TestPQErrorPositionAgainstPsql(t *testing.T) {
 }
 
 // freePort returns a TCP port on 127.0.0.1 that nothing listens on.
-func freePort(t *testing.T) int {
+func closedTCPPort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -209,7 +209,7 @@ func TestPQConnectErrors(t *testing.T) {
 	c := pgtest.Cluster(t)
 	_ = pgtest.ConnString(t) // starts the cluster
 	sock, port := c.SocketDir(), c.Port()
-	closed := freePort(t)
+	closed := closedTCPPort(t)
 	const secret = "s3cr3t-pw"
 	tests := []struct {
 		name string
@@ -320,7 +320,7 @@ func TestPQConnectErrors(t *testing.T) {
 // the query text) and extended protocol ($n parameters), with the server
 // showing the parameters in CONTEXT.
 func TestPQErrorPgbenchAborts(t *testing.T) {
-	pgbench := findTool(t, "pgbench")
+	pgbench := findPGTool(t, "pgbench")
 	url := pgtest.ConnString(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -69,23 +69,23 @@ func (p *Progress) Line(now time.Time, delta *metrics.Stats, elapsed time.Durati
 	b.WriteString("progress: ")
 	if o.ProgressTimestamp {
 		// PG_TIME_GET_DOUBLE(now + epoch_shift): epoch µs × 0.000001.
-		b.WriteString(cf(3, pgTimeGetDouble(now.UnixMicro())))
+		b.WriteString(cFloat(3, pgTimeGetDouble(now.UnixMicro())))
 	} else {
 		// "round seconds are expected, but the thread may be late"
-		b.WriteString(cf(1, totalRun))
+		b.WriteString(cFloat(1, totalRun))
 	}
 	b.WriteString(" s, ")
-	b.WriteString(cf(1, tps))
+	b.WriteString(cFloat(1, tps))
 	b.WriteString(" tps, lat ")
-	b.WriteString(cf(3, latency))
+	b.WriteString(cFloat(3, latency))
 	b.WriteString(" ms stddev ")
-	b.WriteString(cf(3, stdev))
+	b.WriteString(cFloat(3, stdev))
 	b.WriteString(", ")
 	b.WriteString(strconv.FormatInt(failuresOf(&d), 10))
 	b.WriteString(" failed")
 	if o.Rate > 0 {
 		b.WriteString(", lag ")
-		b.WriteString(cf(3, lag))
+		b.WriteString(cFloat(3, lag))
 		b.WriteString(" ms")
 		if o.LatencyLimit > 0 {
 			b.WriteString(", ")

@@ -9,9 +9,9 @@ import (
 
 func TestProgressLine(t *testing.T) {
 	start := time.Unix(1796006483, 250000000)
-	ok3 := []metrics.Tx{committed(0, 1000, 100, 1), committed(0, 2000, 200, 2), committed(0, 4000, 300, 1)}
+	ok3 := []metrics.Tx{txOK(0, 1000, 100, 1), txOK(0, 2000, 200, 2), txOK(0, 4000, 300, 1)}
 	mixed := append(append([]metrics.Tx{}, ok3...),
-		failed(0, metrics.FailedSerialization, 2), failed(0, metrics.FailedDeadlock, 1), failed(0, metrics.FailedOther, 1), skipped(0))
+		txFailed(0, metrics.FailedSerialization, 2), txFailed(0, metrics.FailedDeadlock, 1), txFailed(0, metrics.FailedOther, 1), txSkipped(0))
 	tests := []struct {
 		name    string
 		args    []string
@@ -47,7 +47,7 @@ func TestProgressLine(t *testing.T) {
 			want: "progress: 1.0 s, 3.0 tps, lat 2.333 ms stddev 1.247, 0 failed\n",
 		},
 		{
-			name: "nothing finished: zeros", args: []string{"-T", "10", "-P", "1", "-R", "10", "-L", "1", "--max-tries", "0"}, txs: []metrics.Tx{skipped(0)},
+			name: "nothing finished: zeros", args: []string{"-T", "10", "-P", "1", "-R", "10", "-L", "1", "--max-tries", "0"}, txs: []metrics.Tx{txSkipped(0)},
 			at: 3 * time.Second, elapsed: time.Second,
 			want: "progress: 3.0 s, 0.0 tps, lat 0.000 ms stddev 0.000, 0 failed, lag 0.000 ms, 1 skipped, 0 retried, 0 retries\n",
 		},
@@ -58,7 +58,7 @@ func TestProgressLine(t *testing.T) {
 		},
 		{
 			name: "one transaction: the radicand rounds below zero", args: []string{"-T", "10", "-P", "1"},
-			txs: []metrics.Tx{committed(0, 9, 0, 1)},
+			txs: []metrics.Tx{txOK(0, 9, 0, 1)},
 			at:  time.Second, elapsed: time.Second,
 			// latency = 0.001×9; 81 − 1e6 × latency² = −2.8e-14
 			want: "progress: 1.0 s, 1.0 tps, lat 0.009 ms stddev -nan, 0 failed\n",
@@ -93,11 +93,11 @@ func TestProgressReport(t *testing.T) {
 			cum.Add(&txs[i], 0)
 		}
 	}
-	add(committed(0, 1000, 0, 1), committed(0, 3000, 0, 2))
+	add(txOK(0, 1000, 0, 1), txOK(0, 3000, 0, 2))
 	if got, want := p.Report(start.Add(time.Second), &cum), "progress: 1.0 s, 2.0 tps, lat 2.000 ms stddev 1.000, 0 failed, 1 retried, 1 retries\n"; got != want {
 		t.Errorf("first:\n got %q\nwant %q", got, want)
 	}
-	add(committed(0, 5000, 0, 1), failed(0, metrics.FailedDeadlock, 2))
+	add(txOK(0, 5000, 0, 1), txFailed(0, metrics.FailedDeadlock, 2))
 	if got, want := p.Report(start.Add(2500*time.Millisecond), &cum), "progress: 2.5 s, 0.7 tps, lat 5.000 ms stddev 0.000, 1 failed, 1 retried, 1 retries\n"; got != want {
 		t.Errorf("second:\n got %q\nwant %q", got, want)
 	}

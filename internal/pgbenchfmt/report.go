@@ -172,31 +172,31 @@ func (r *Report) write(w io.Writer) {
 		return
 	}
 
-	p("number of failed transactions: %d (%s%%)\n", failures, cf(3, percent(failures, totalCnt)))
+	p("number of failed transactions: %d (%s%%)\n", failures, cFloat(3, percentOf(failures, totalCnt)))
 	if o.FailuresDetailed {
 		p("number of serialization failures: %d (%s%%)\n",
-			total.Outcome[metrics.FailedSerialization], cf(3, percent(total.Outcome[metrics.FailedSerialization], totalCnt)))
+			total.Outcome[metrics.FailedSerialization], cFloat(3, percentOf(total.Outcome[metrics.FailedSerialization], totalCnt)))
 		p("number of deadlock failures: %d (%s%%)\n",
-			total.Outcome[metrics.FailedDeadlock], cf(3, percent(total.Outcome[metrics.FailedDeadlock], totalCnt)))
+			total.Outcome[metrics.FailedDeadlock], cFloat(3, percentOf(total.Outcome[metrics.FailedDeadlock], totalCnt)))
 		if o.ContinueOnError {
 			other := otherFailuresOf(total)
-			p("number of other failures: %d (%s%%)\n", other, cf(3, percent(other, totalCnt)))
+			p("number of other failures: %d (%s%%)\n", other, cFloat(3, percentOf(other, totalCnt)))
 		}
 	}
 	if o.MaxTries != 1 {
-		p("number of transactions retried: %d (%s%%)\n", total.Retried, cf(3, percent(total.Retried, totalCnt)))
+		p("number of transactions retried: %d (%s%%)\n", total.Retried, cFloat(3, percentOf(total.Retried, totalCnt)))
 		p("total number of retries: %d\n", total.Retries)
 	}
 	if o.Rate > 0 && o.LatencyLimit > 0 {
-		p("number of transactions skipped: %d (%s%%)\n", total.Skipped(), cf(3, percent(total.Skipped(), totalCnt)))
+		p("number of transactions skipped: %d (%s%%)\n", total.Skipped(), cFloat(3, percentOf(total.Skipped(), totalCnt)))
 	}
 	if o.LatencyLimit > 0 {
 		late := 0.0
 		if total.Count > 0 {
-			late = percent(total.Late, total.Count)
+			late = percentOf(total.Late, total.Count)
 		}
 		p("number of transactions above the %s ms latency limit: %d/%d (%s%%)\n",
-			cf(1, float64(o.LatencyLimit)/1000.0), total.Late, total.Count, cf(3, late))
+			cFloat(1, float64(o.LatencyLimit)/1000.0), total.Late, total.Count, cFloat(3, late))
 	}
 
 	if r.measured() {
@@ -209,23 +209,23 @@ func (r *Report) write(w io.Writer) {
 			incl = " (including failures)"
 		}
 		p("latency average = %s ms%s\n",
-			cf(3, 0.001*float64(totalDuration)*float64(o.Clients)/float64(totalCnt)), incl)
+			cFloat(3, 0.001*float64(totalDuration)*float64(o.Clients)/float64(totalCnt)), incl)
 	}
 
 	if o.Rate > 0 {
 		// Average over the successful transactions (NaN when there are none,
 		// as in pgbench); the maximum as recorded.
 		p("rate limit schedule lag: avg %s (max %s) ms\n",
-			cf(3, 0.001*total.Lag.Sum/float64(total.Count)), cf(3, 0.001*total.Lag.Max))
+			cFloat(3, 0.001*total.Lag.Sum/float64(total.Count)), cFloat(3, 0.001*total.Lag.Max))
 	}
 
 	if o.Connect {
 		p("average connection time = %s ms\n",
-			cf(3, 0.001*float64(r.ConnTime.Microseconds())/float64(total.Count+failures)))
-		p("tps = %s (including reconnection times)\n", cf(6, tps))
+			cFloat(3, 0.001*float64(r.ConnTime.Microseconds())/float64(total.Count+failures)))
+		p("tps = %s (including reconnection times)\n", cFloat(6, tps))
 	} else {
-		p("initial connection time = %s ms\n", cf(3, 0.001*float64(r.ConnTime.Microseconds())))
-		p("tps = %s (without initial connection time)\n", cf(6, tps))
+		p("initial connection time = %s ms\n", cFloat(3, 0.001*float64(r.ConnTime.Microseconds())))
+		p("tps = %s (without initial connection time)\n", cFloat(6, tps))
 	}
 
 	if !o.PerScriptStats && !o.ReportPerCommand {
@@ -256,27 +256,27 @@ func (r *Report) writeScript(w io.Writer, i int, totalCnt int64, benchDuration f
 	scriptTotal := s.Count + s.Skipped() + failures
 
 	p("SQL script %d: %s\n", i+1, sc.Desc)
-	p(" - weight: %d (targets %s%% of total)\n", sc.Weight, cf(1, 100.0*float64(sc.Weight)/float64(o.TotalWeight)))
-	p(" - %d transactions (%s%% of total)\n", scriptTotal, cf(1, percent(scriptTotal, totalCnt)))
+	p(" - weight: %d (targets %s%% of total)\n", sc.Weight, cFloat(1, 100.0*float64(sc.Weight)/float64(o.TotalWeight)))
+	p(" - %d transactions (%s%% of total)\n", scriptTotal, cFloat(1, percentOf(scriptTotal, totalCnt)))
 	if scriptTotal > 0 {
-		p(" - number of transactions actually processed: %d (tps = %s)\n", s.Count, cf(6, float64(s.Count)/benchDuration))
-		p(" - number of failed transactions: %d (%s%%)\n", failures, cf(3, percent(failures, scriptTotal)))
+		p(" - number of transactions actually processed: %d (tps = %s)\n", s.Count, cFloat(6, float64(s.Count)/benchDuration))
+		p(" - number of failed transactions: %d (%s%%)\n", failures, cFloat(3, percentOf(failures, scriptTotal)))
 		if o.FailuresDetailed {
 			p(" - number of serialization failures: %d (%s%%)\n",
-				s.Outcome[metrics.FailedSerialization], cf(3, percent(s.Outcome[metrics.FailedSerialization], scriptTotal)))
+				s.Outcome[metrics.FailedSerialization], cFloat(3, percentOf(s.Outcome[metrics.FailedSerialization], scriptTotal)))
 			p(" - number of deadlock failures: %d (%s%%)\n",
-				s.Outcome[metrics.FailedDeadlock], cf(3, percent(s.Outcome[metrics.FailedDeadlock], scriptTotal)))
+				s.Outcome[metrics.FailedDeadlock], cFloat(3, percentOf(s.Outcome[metrics.FailedDeadlock], scriptTotal)))
 			if o.ContinueOnError {
 				other := otherFailuresOf(&s)
-				p(" - number of other failures: %d (%s%%)\n", other, cf(3, percent(other, scriptTotal)))
+				p(" - number of other failures: %d (%s%%)\n", other, cFloat(3, percentOf(other, scriptTotal)))
 			}
 		}
 		if o.MaxTries != 1 {
-			p(" - number of transactions retried: %d (%s%%)\n", s.Retried, cf(3, percent(s.Retried, scriptTotal)))
+			p(" - number of transactions retried: %d (%s%%)\n", s.Retried, cFloat(3, percentOf(s.Retried, scriptTotal)))
 			p(" - total number of retries: %d\n", s.Retries)
 		}
 		if o.Rate > 0 && o.LatencyLimit > 0 {
-			p(" - number of transactions skipped: %d (%s%%)\n", s.Skipped(), cf(3, percent(s.Skipped(), scriptTotal)))
+			p(" - number of transactions skipped: %d (%s%%)\n", s.Skipped(), cFloat(3, percentOf(s.Skipped(), scriptTotal)))
 		}
 	}
 	printSimpleStats(w, " - latency", &s.Latency)
@@ -317,9 +317,9 @@ func (r *Report) writeCommands(w io.Writer, i int) {
 			avg = 0.001 * c.Elapsed.Sum / float64(c.Elapsed.N)
 		}
 		if o.MaxTries == 1 {
-			fmt.Fprintf(w, "   %s  %10d %s\n", cfw(11, 3, avg), c.Failures, cmd.FirstLine)
+			fmt.Fprintf(w, "   %s  %10d %s\n", cFloatWidth(11, 3, avg), c.Failures, cmd.FirstLine)
 		} else {
-			fmt.Fprintf(w, "   %s  %10d %10d %s\n", cfw(11, 3, avg), c.Failures, c.Retries, cmd.FirstLine)
+			fmt.Fprintf(w, "   %s  %10d %10d %s\n", cFloatWidth(11, 3, avg), c.Failures, c.Retries, cmd.FirstLine)
 		}
 	}
 }
@@ -341,8 +341,8 @@ func printSimpleStats(w io.Writer, prefix string, s *metrics.Summary) {
 	n := float64(s.N)
 	mean := s.Sum / n
 	stddev := math.Sqrt(s.Sum2/n - float64(mean*mean)) // float64(): no fused multiply-add
-	fmt.Fprintf(w, "%s average = %s ms\n", prefix, cf(3, 0.001*mean))
-	fmt.Fprintf(w, "%s stddev = %s ms\n", prefix, cf(3, 0.001*stddev))
+	fmt.Fprintf(w, "%s average = %s ms\n", prefix, cFloat(3, 0.001*mean))
+	fmt.Fprintf(w, "%s stddev = %s ms\n", prefix, cFloat(3, 0.001*stddev))
 }
 
 // failuresOf is pgbench's getFailures: serialization + deadlock + other
@@ -356,19 +356,19 @@ func otherFailuresOf(s *metrics.Stats) int64 {
 	return s.Outcome[metrics.FailedOther] + s.Outcome[metrics.FailedConnection]
 }
 
-// percent is pgbench's "100.0 * part / whole" in its order of operations.
-func percent(part, whole int64) float64 { return 100.0 * float64(part) / float64(whole) }
+// percentOf is pgbench's "100.0 * part / whole" in its order of operations.
+func percentOf(part, whole int64) float64 { return 100.0 * float64(part) / float64(whole) }
 
 // pgTimeGetDouble is pgbench's PG_TIME_GET_DOUBLE: µs to seconds as
 // 0.000001 × t (a product, not a division, as in pgbench).
 func pgTimeGetDouble(us int64) float64 { return 0.000001 * float64(us) }
 
-// cf formats v as C's printf("%.<prec>f") in glibc: like Go's %f for finite
+// cFloat formats v as C's printf("%.<prec>f") in glibc: like Go's %f for finite
 // values (both round the exact binary value, half to even), and "inf" or
 // "-inf" for infinities. Every NaN prints as "-nan": where pgbench can print
 // one (0/0, sqrt of a slightly negative radicand) x86-64 produces its
 // "default NaN", whose sign bit is set, and glibc shows the sign.
-func cf(prec int, v float64) string {
+func cFloat(prec int, v float64) string {
 	switch {
 	case math.IsNaN(v):
 		return "-nan"
@@ -380,9 +380,9 @@ func cf(prec int, v float64) string {
 	return strconv.FormatFloat(v, 'f', prec, 64)
 }
 
-// cfw is C's "%<width>.<prec>f": cf right-aligned in width columns.
-func cfw(width, prec int, v float64) string {
-	s := cf(prec, v)
+// cFloatWidth is C's "%<width>.<prec>f": cFloat right-aligned in width columns.
+func cFloatWidth(width, prec int, v float64) string {
+	s := cFloat(prec, v)
 	if len(s) < width {
 		s = strings.Repeat(" ", width-len(s)) + s
 	}

@@ -52,22 +52,22 @@ func statsOf(limit int64, txs ...metrics.Tx) metrics.Stats {
 	return s
 }
 
-func committed(script int, response, lag int64, tries uint32) metrics.Tx {
+func txOK(script int, response, lag int64, tries uint32) metrics.Tx {
 	return metrics.Tx{Script: script, Outcome: metrics.Committed, Tries: tries, Response: response, Service: response - lag, Lag: lag}
 }
 
-func failed(script int, o metrics.Outcome, tries uint32) metrics.Tx {
+func txFailed(script int, o metrics.Outcome, tries uint32) metrics.Tx {
 	return metrics.Tx{Script: script, Outcome: o, Tries: tries}
 }
 
-func skipped(script int) metrics.Tx { return metrics.Tx{Script: script, Outcome: metrics.Skipped} }
+func txSkipped(script int) metrics.Tx { return metrics.Tx{Script: script, Outcome: metrics.Skipped} }
 
 func TestReportSimple(t *testing.T) {
 	o := parseTestOptions(t, nil, "-n", "-c", "2", "-t", "10")
 	r := &Report{
 		Opts:          o,
 		Scale:         1,
-		Total:         statsOf(0, committed(0, 500, 0, 1), committed(0, 1500, 0, 1)),
+		Total:         statsOf(0, txOK(0, 500, 0, 1), txOK(0, 1500, 0, 1)),
 		BenchDuration: 10 * time.Millisecond,
 		ConnTime:      3968 * time.Microsecond,
 	}
@@ -102,7 +102,7 @@ func checkReport(t *testing.T, r *Report, want string) {
 		t.Fatal(err)
 	}
 	if got := b.String(); got != want {
-		t.Errorf("report differs\n got:\n%s\nwant:\n%s\ndiff: %s", got, want, firstDiff(got, want))
+		t.Errorf("report differs\n got:\n%s\nwant:\n%s\ndiff: %s", got, want, firstLineDiff(got, want))
 	}
 	if r.String() != b.String() {
 		t.Errorf("String() and Write differ")
@@ -110,7 +110,7 @@ func checkReport(t *testing.T, r *Report, want string) {
 }
 
 // firstDiff describes the first differing line of two texts.
-func firstDiff(a, b string) string {
+func firstLineDiff(a, b string) string {
 	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
 	for i := 0; i < len(al) || i < len(bl); i++ {
 		var x, y string
@@ -138,15 +138,15 @@ func TestReportFull(t *testing.T) {
 		"-r", "-M", "prepared")
 	const limit = 2500
 	s0 := []metrics.Tx{
-		committed(0, 1000, 100, 1),
-		committed(0, 3000, 300, 2), // late, retried once
-		failed(0, metrics.FailedSerialization, 3),
-		skipped(0),
+		txOK(0, 1000, 100, 1),
+		txOK(0, 3000, 300, 2), // late, retried once
+		txFailed(0, metrics.FailedSerialization, 3),
+		txSkipped(0),
 	}
 	s1 := []metrics.Tx{
-		committed(1, 2000, 200, 1),
-		failed(1, metrics.FailedDeadlock, 3),
-		failed(1, metrics.FailedOther, 1),
+		txOK(1, 2000, 200, 1),
+		txFailed(1, metrics.FailedDeadlock, 3),
+		txFailed(1, metrics.FailedOther, 1),
 	}
 	r := &Report{
 		Opts:            o,
@@ -237,7 +237,7 @@ SQL script 1: <builtin: simple update>
 
 // TestReportVariants covers the lines that depend on one option each.
 func TestReportVariants(t *testing.T) {
-	ok3 := []metrics.Tx{committed(0, 1000, 0, 1), committed(0, 2000, 0, 1), committed(0, 4000, 0, 1)}
+	ok3 := []metrics.Tx{txOK(0, 1000, 0, 1), txOK(0, 2000, 0, 1), txOK(0, 4000, 0, 1)}
 	header := func(mode, clients, threads string) string {
 		return "transaction type: <builtin: select only>\nscaling factor: 1\nquery mode: " + mode +
 			"\nnumber of clients: " + clients + "\nnumber of threads: " + threads + "\n"
@@ -253,7 +253,7 @@ func TestReportVariants(t *testing.T) {
 		{
 			name: "computed latency includes failures",
 			args: []string{"-S", "-t", "2", "-c", "2", "-M", "extended"},
-			txs:  []metrics.Tx{committed(0, 1, 0, 1), committed(0, 1, 0, 1), committed(0, 1, 0, 1), failed(0, metrics.FailedSerialization, 1)},
+			txs:  []metrics.Tx{txOK(0, 1, 0, 1), txOK(0, 1, 0, 1), txOK(0, 1, 0, 1), txFailed(0, metrics.FailedSerialization, 1)},
 			edit: func(r *Report) { r.BenchDuration = 3 * time.Millisecond },
 			want: header("extended", "2", "1") + `maximum number of tries: 1
 number of transactions per client: 2
@@ -310,7 +310,7 @@ tps = 3.000000 (without initial connection time)
 		{
 			name: "-L with nothing successful",
 			args: []string{"-S", "-T", "5", "-L", "1", "-R", "10"},
-			txs:  []metrics.Tx{skipped(0), skipped(0)},
+			txs:  []metrics.Tx{txSkipped(0), txSkipped(0)},
 			edit: func(r *Report) { r.BenchDuration = time.Second },
 			want: "number of failed transactions: 0 (0.000%)\n" +
 				"number of transactions skipped: 2 (100.000%)\n" +
@@ -322,7 +322,7 @@ tps = 3.000000 (without initial connection time)
 		{
 			name: "-C: connection time per transaction incl. failures",
 			args: []string{"-S", "-t", "2", "-C", "--max-tries", "2"},
-			txs:  []metrics.Tx{committed(0, 1, 0, 2), failed(0, metrics.FailedDeadlock, 2)},
+			txs:  []metrics.Tx{txOK(0, 1, 0, 2), txFailed(0, metrics.FailedDeadlock, 2)},
 			edit: func(r *Report) { r.BenchDuration = 2 * time.Second; r.ConnTime = 5 * time.Millisecond },
 			want: "number of failed transactions: 1 (50.000%)\n" +
 				"number of transactions retried: 2 (100.000%)\ntotal number of retries: 2\n" +
@@ -332,7 +332,7 @@ tps = 3.000000 (without initial connection time)
 		{
 			name: "failures detailed without continue-on-error: no other line",
 			args: []string{"-S", "-t", "1", "--failures-detailed"},
-			txs:  []metrics.Tx{failed(0, metrics.FailedSerialization, 1)},
+			txs:  []metrics.Tx{txFailed(0, metrics.FailedSerialization, 1)},
 			edit: func(r *Report) { r.BenchDuration = time.Second },
 			want: "number of transactions actually processed: 0/1\n" +
 				"number of failed transactions: 1 (100.000%)\n" +
@@ -352,7 +352,7 @@ tps = 3.000000 (without initial connection time)
 		{
 			name: "-r single script: no dash prefix",
 			args: []string{"-S", "-t", "1", "-r"},
-			txs:  []metrics.Tx{committed(0, 1000, 0, 1)},
+			txs:  []metrics.Tx{txOK(0, 1000, 0, 1)},
 			edit: func(r *Report) {
 				r.BenchDuration = time.Second
 				r.Commands = [][]metrics.CommandStats{{{Elapsed: metrics.Summary{N: 3, Sum: 1}}, {Elapsed: metrics.Summary{N: 1, Sum: 9999999999}}}}
@@ -373,7 +373,7 @@ tps = 3.000000 (without initial connection time)
 			got := r.String()
 			if tc.exact {
 				if got != tc.want {
-					t.Errorf("got:\n%s\nwant:\n%s\n%s", got, tc.want, firstDiff(got, tc.want))
+					t.Errorf("got:\n%s\nwant:\n%s\n%s", got, tc.want, firstLineDiff(got, tc.want))
 				}
 				return
 			}
@@ -393,7 +393,7 @@ func TestReportDegenerate(t *testing.T) {
 	// Missing per-script stats and commands print as zeros.
 	o := parseTestOptions(t, nil, "-n", "-b", "select-only", "-b", "simple-update", "-r", "-t", "1")
 	o.Scripts[1].Parsed = nil
-	r = &Report{Opts: o, Total: statsOf(0, committed(0, 1, 0, 1)), BenchDuration: time.Second}
+	r = &Report{Opts: o, Total: statsOf(0, txOK(0, 1, 0, 1)), BenchDuration: time.Second}
 	got := r.String()
 	for _, want := range []string{
 		"SQL script 2: <builtin: simple update>\n - weight: 1 (targets 50.0% of total)\n - 0 transactions (0.0% of total)\n - statement latencies",
@@ -443,12 +443,12 @@ func TestReportCFormat(t *testing.T) {
 		{0, 123456789012345678, "123456789012345680"},
 	}
 	for _, tc := range tests {
-		if got := cf(tc.prec, tc.v); got != tc.want {
-			t.Errorf("cf(%d, %v) = %q, want %q", tc.prec, tc.v, got, tc.want)
+		if got := cFloat(tc.prec, tc.v); got != tc.want {
+			t.Errorf("cFloat(%d, %v) = %q, want %q", tc.prec, tc.v, got, tc.want)
 		}
 	}
-	if got := cfw(11, 3, math.NaN()); got != "       -nan" {
-		t.Errorf("cfw NaN = %q", got)
+	if got := cFloatWidth(11, 3, math.NaN()); got != "       -nan" {
+		t.Errorf("cFloatWidth NaN = %q", got)
 	}
 }
 
@@ -465,7 +465,7 @@ func readPgbenchLogs(t *testing.T, files []string, withLag, withRetries bool) ma
 	t.Helper()
 	out := map[string][]pgbenchTx{}
 	for _, f := range files {
-		for _, line := range strings.Split(strings.TrimSuffix(readLog(t, f), "\n"), "\n") {
+		for _, line := range strings.Split(strings.TrimSuffix(readLogFile(t, f), "\n"), "\n") {
 			if line == "" {
 				continue
 			}
@@ -552,7 +552,7 @@ var pgbench15PerScript = regexp.MustCompile(`(?m)^ - (\d+) transactions \(([0-9.
 // also writes the logs again with TxLog and compares them byte for byte, and
 // checks the shape of pgbench's progress and aggregated-log lines.
 func TestReportAgainstPgbench(t *testing.T) {
-	pgbench := findTool(t, "pgbench")
+	pgbench := findPGTool(t, "pgbench")
 	url := pgtest.ConnString(t)
 	if out, err := exec.Command(pgbench, "-i", "-s", "1", "-q", url).CombinedOutput(); err != nil {
 		t.Fatalf("pgbench -i: %v\n%s", err, out)
@@ -610,7 +610,7 @@ END;
 			computed := o.Rate == 0 && o.Progress == 0 && o.LatencyLimit == 0
 			got, want := maskReport(r.String(), computed), maskReport(theirs, computed)
 			if got != want {
-				t.Errorf("report differs from pgbench's:\n%s\nours:\n%s\npgbench:\n%s", firstDiff(got, want), got, want)
+				t.Errorf("report differs from pgbench's:\n%s\nours:\n%s\npgbench:\n%s", firstLineDiff(got, want), got, want)
 			}
 
 			// The same transactions through TxLog give the same files.
@@ -630,8 +630,8 @@ END;
 				if err := l.Close(); err != nil {
 					t.Fatal(err)
 				}
-				if got, want := readLog(t, l.Path()), readLog(t, f); got != want {
-					t.Errorf("log %s differs:\n%s", f, firstDiff(got, want))
+				if got, want := readLogFile(t, l.Path()), readLogFile(t, f); got != want {
+					t.Errorf("log %s differs:\n%s", f, firstLineDiff(got, want))
 				}
 			}
 
@@ -669,7 +669,7 @@ END;
 		if len(files) != 1 {
 			t.Fatalf("log files %q", files)
 		}
-		lines := strings.Split(strings.TrimSuffix(readLog(t, files[0]), "\n"), "\n")
+		lines := strings.Split(strings.TrimSuffix(readLogFile(t, files[0]), "\n"), "\n")
 		if len(lines) < 1 || len(lines) > 2 {
 			t.Errorf("%d intervals for a 2 s run: %q", len(lines), lines)
 		}

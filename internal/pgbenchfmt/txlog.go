@@ -398,5 +398,5 @@ func (l *TxLog) scheduleFlush() {
 
 // appendF0 is C's "%.0f".
 func appendF0(b []byte, v float64) []byte {
-	return append(b, cf(0, v)...)
+	return append(b, cFloat(0, v)...)
 }

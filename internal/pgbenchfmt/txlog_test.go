@@ -15,9 +15,9 @@ import (
 )
 
 // epochUS is a time from epoch µs.
-func epochUS(us int64) time.Time { return time.UnixMicro(us) }
+func epochMicros(us int64) time.Time { return time.UnixMicro(us) }
 
-func readLog(t *testing.T, path string) string {
+func readLogFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -43,12 +43,12 @@ func TestTxLogPerTransaction(t *testing.T) {
 		at     int64 // epoch µs
 	}
 	entries := []entry{
-		{0, 1, committed(0, 648, 73, 1), 1796006485153240},
-		{1, 1, skipped(1), 1796006485200000},
-		{0, 2, failed(0, metrics.FailedSerialization, 2), 1796006486000001},
-		{0, 3, failed(1, metrics.FailedDeadlock, 1), 1796006486999999},
-		{1, 2, failed(0, metrics.FailedOther, 1), 1796006487000000},
-		{1, 3, committed(1, 1500, 0, 3), 1796006487000000},
+		{0, 1, txOK(0, 648, 73, 1), 1796006485153240},
+		{1, 1, txSkipped(1), 1796006485200000},
+		{0, 2, txFailed(0, metrics.FailedSerialization, 2), 1796006486000001},
+		{0, 3, txFailed(1, metrics.FailedDeadlock, 1), 1796006486999999},
+		{1, 2, txFailed(0, metrics.FailedOther, 1), 1796006487000000},
+		{1, 3, txOK(1, 1500, 0, 3), 1796006487000000},
 		{1, 4, metrics.Tx{Outcome: metrics.Dropped}, 1796006488000000}, // not a pgbench transaction
 	}
 	tests := []struct {
@@ -92,16 +92,16 @@ func TestTxLogPerTransaction(t *testing.T) {
 				t.Errorf("Path() = %q", l.Path())
 			}
 			for _, e := range entries {
-				l.Log(e.client, e.txNo, &e.tx, epochUS(e.at))
+				l.Log(e.client, e.txNo, &e.tx, epochMicros(e.at))
 			}
 			if err := l.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if got := readLog(t, l.Path()); got != tc.want {
+			if got := readLogFile(t, l.Path()); got != tc.want {
 				t.Errorf("log:\n%s\nwant:\n%s", got, tc.want)
 			}
 			// Logging after Close is ignored; a second Close is harmless.
-			l.Log(0, 9, &entries[0].tx, epochUS(entries[0].at))
+			l.Log(0, 9, &entries[0].tx, epochMicros(entries[0].at))
 			if err := l.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -125,9 +125,9 @@ func TestTxLogSampling(t *testing.T) {
 	var want strings.Builder
 	draws := seed
 	for i := int64(1); i <= 200; i++ {
-		tx := committed(0, i, 0, 1)
+		tx := txOK(0, i, 0, 1)
 		if i%7 == 0 {
-			tx = skipped(0) // skipped transactions are sampled too
+			tx = txSkipped(0) // skipped transactions are sampled too
 		}
 		at := 1700000000000000 + i
 		if draws.Double() <= 0.25 {
@@ -137,12 +137,12 @@ func TestTxLogSampling(t *testing.T) {
 				fmt.Fprintf(&want, "2 %d %d 0 1700000000 %d\n", i, i, i)
 			}
 		}
-		l.Log(2, i, &tx, epochUS(at))
+		l.Log(2, i, &tx, epochMicros(at))
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	got := readLog(t, l.Path())
+	got := readLogFile(t, l.Path())
 	if got != want.String() {
 		t.Errorf("sampled log differs:\n%s\nwant:\n%s", got, want.String())
 	}
@@ -159,16 +159,16 @@ func TestTxLogAggregate(t *testing.T) {
 		at int64
 	}
 	entries := []entry{
-		{committed(0, 100, 10, 1), base + 900000},
-		{committed(1, 300, 30, 2), base + 1500000},
-		{failed(0, metrics.FailedSerialization, 3), base + 1600000},
-		{failed(0, metrics.FailedDeadlock, 2), base + 1700000},
-		{failed(0, metrics.FailedOther, 1), base + 1800000},
-		{skipped(0), base + 1900000},
+		{txOK(0, 100, 10, 1), base + 900000},
+		{txOK(1, 300, 30, 2), base + 1500000},
+		{txFailed(0, metrics.FailedSerialization, 3), base + 1600000},
+		{txFailed(0, metrics.FailedDeadlock, 2), base + 1700000},
+		{txFailed(0, metrics.FailedOther, 1), base + 1800000},
+		{txSkipped(0), base + 1900000},
 		// [base+2, base+4) and [base+4, base+6) are empty
-		{committed(0, 200, 0, 1), base + 6*s + 100000},
+		{txOK(0, 200, 0, 1), base + 6*s + 100000},
 		// [base+8, base+10) is in progress at the end: not written
-		{committed(0, 999, 0, 1), base + 8*s + 1},
+		{txOK(0, 999, 0, 1), base + 8*s + 1},
 	}
 	tests := []struct {
 		name string
@@ -209,14 +209,14 @@ func TestTxLogAggregate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			l.SetStart(epochUS(base + 700000)) // the interval starts at the second
+			l.SetStart(epochMicros(base + 700000)) // the interval starts at the second
 			for _, e := range entries {
-				l.Log(0, 1, &e.tx, epochUS(e.at))
+				l.Log(0, 1, &e.tx, epochMicros(e.at))
 			}
-			if err := l.CloseAt(epochUS(base + 9*s)); err != nil {
+			if err := l.CloseAt(epochMicros(base + 9*s)); err != nil {
 				t.Fatal(err)
 			}
-			if got := readLog(t, l.Path()); got != tc.want {
+			if got := readLogFile(t, l.Path()); got != tc.want {
 				t.Errorf("log:\n%s\nwant:\n%s", got, tc.want)
 			}
 		})
@@ -238,44 +238,44 @@ func TestTxLogAggregateEnds(t *testing.T) {
 		}
 		return l
 	}
-	tx := committed(0, 5, 0, 1)
+	tx := txOK(0, 5, 0, 1)
 
 	l := open("short")
-	l.Log(0, 1, &tx, epochUS(5_400_000))
-	l.Log(0, 2, &tx, epochUS(5_900_000))
-	if err := l.CloseAt(epochUS(5_999_999)); err != nil {
+	l.Log(0, 1, &tx, epochMicros(5_400_000))
+	l.Log(0, 2, &tx, epochMicros(5_900_000))
+	if err := l.CloseAt(epochMicros(5_999_999)); err != nil {
 		t.Fatal(err)
 	}
-	if got := readLog(t, l.Path()); got != "" {
+	if got := readLogFile(t, l.Path()); got != "" {
 		t.Errorf("short run: %q, want nothing", got)
 	}
 
 	l = open("close")
-	l.Log(0, 1, &tx, epochUS(5_400_000))
-	if err := l.CloseAt(epochUS(7_000_000)); err != nil {
+	l.Log(0, 1, &tx, epochMicros(5_400_000))
+	if err := l.CloseAt(epochMicros(7_000_000)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := readLog(t, l.Path()), "5 1 5 25 5 5 0 0 0 0 0 0 0 0 0\n6 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"; got != want {
+	if got, want := readLogFile(t, l.Path()), "5 1 5 25 5 5 0 0 0 0 0 0 0 0 0\n6 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n"; got != want {
 		t.Errorf("close: %q, want %q", got, want)
 	}
 
 	l = open("late start")
-	l.Log(0, 1, &tx, epochUS(5_400_000))
-	l.SetStart(epochUS(3_000_000)) // too late: ignored
-	if err := l.CloseAt(epochUS(6_000_000)); err != nil {
+	l.Log(0, 1, &tx, epochMicros(5_400_000))
+	l.SetStart(epochMicros(3_000_000)) // too late: ignored
+	if err := l.CloseAt(epochMicros(6_000_000)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := readLog(t, l.Path()), "5 1 5 25 5 5 0 0 0 0 0 0 0 0 0\n"; got != want {
+	if got, want := readLogFile(t, l.Path()), "5 1 5 25 5 5 0 0 0 0 0 0 0 0 0\n"; got != want {
 		t.Errorf("late start: %q, want %q", got, want)
 	}
 
 	l = open("partial")
-	l.Log(0, 1, &tx, epochUS(5_400_000))
+	l.Log(0, 1, &tx, epochMicros(5_400_000))
 	l.WritePartial()
-	if err := l.CloseAt(epochUS(5_500_000)); err != nil {
+	if err := l.CloseAt(epochMicros(5_500_000)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := readLog(t, l.Path()), "5 1 5 25 5 5 0 0 0 0 0 0 0 0 0\n"; got != want {
+	if got, want := readLogFile(t, l.Path()), "5 1 5 25 5 5 0 0 0 0 0 0 0 0 0\n"; got != want {
 		t.Errorf("partial: %q, want %q", got, want)
 	}
 }
@@ -302,7 +302,7 @@ func TestTxLogConcurrent(t *testing.T) {
 	for c := range clients {
 		wg.Go(func() {
 			for i := int64(1); i <= per; i++ {
-				tx := committed(0, 100+i, 0, 1)
+				tx := txOK(0, 100+i, 0, 1)
 				l.Log(c, i, &tx, time.Unix(1700000000, 0))
 			}
 		})
@@ -311,7 +311,7 @@ func TestTxLogConcurrent(t *testing.T) {
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSuffix(readLog(t, l.Path()), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(readLogFile(t, l.Path()), "\n"), "\n")
 	if len(lines) != clients*per {
 		t.Fatalf("%d lines, want %d", len(lines), clients*per)
 	}
@@ -334,14 +334,14 @@ func TestTxLogFlushesWithinASecond(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer l.Close()
-		tx := committed(0, 42, 0, 1)
+		tx := txOK(0, 42, 0, 1)
 		l.Log(0, 1, &tx, time.Unix(1700000000, 5))
-		if got := readLog(t, l.Path()); got != "" {
+		if got := readLogFile(t, l.Path()); got != "" {
 			t.Errorf("written at once: %q", got)
 		}
 		time.Sleep(logFlushDelay)
 		synctest.Wait()
-		if got, want := readLog(t, l.Path()), "0 1 42 0 1700000000 0\n"; got != want {
+		if got, want := readLogFile(t, l.Path()), "0 1 42 0 1700000000 0\n"; got != want {
 			t.Errorf("after %v: %q, want %q", logFlushDelay, got, want)
 		}
 	})
