@@ -573,7 +573,11 @@ END;
 	}{
 		{"closed model, computed latency", []string{"-t", "150", "-c", "2", "-j", "2"}},
 		{"rate and limit, measured", []string{"-T", "2", "-c", "2", "-R", "400", "-L", "0.3", "--max-tries", "3", "--failures-detailed", "-P", "1"}},
-		{"two scripts", []string{"-t", "100", "-c", "3", "-j", "2", "-b", "select-only@3", "-b", "simple-update@1", "-M", "prepared", "-r"}},
+		// One thread: pgbench updates per-script (and -r) stats from all
+		// threads without a lock ("XXX could use a mutex here, but we
+		// choose not to"), so with -j > 1 its per-script counts can lose
+		// updates and differ from its logs.
+		{"two scripts", []string{"-t", "100", "-c", "3", "-j", "1", "-b", "select-only@3", "-b", "simple-update@1", "-M", "prepared", "-r"}},
 		{"connect per transaction", []string{"-t", "15", "-C", "-M", "extended"}},
 		{"serialization failures and retries", []string{"-t", "40", "-c", "4", "-f", serializable, "--max-tries", "2", "--failures-detailed", "-L", "50", "-r"}},
 		{"serialization failures, not detailed", []string{"-t", "40", "-c", "4", "-j", "2", "-f", serializable, "-r"}},
