@@ -55,8 +55,7 @@ func runPgbench(ctx context.Context, args []string, info BuildInfo, stdin io.Rea
 	if opts.Mode == pgbenchfmt.ModeInit {
 		return runPgbenchInit(ctx, opts, stderr)
 	}
-	io.WriteString(stderr, "pgbench: error: running against a server is not implemented yet\n")
-	return exitBadInput
+	return runPgbenchBench(ctx, opts, info, stdout, stderr)
 }
 
 // runPgbenchInit is pgbench -i on pgtrial's loader: the same tables, rows and step

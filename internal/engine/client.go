@@ -785,6 +785,7 @@ func (c *client) sqlCommand(i int, cmd *script.Command) step {
 // result's single row, \aset the last row of every result; an error result
 // ends the processing (the rest is discarded).
 func (c *client) readResults(i int, cmd *script.Command) step {
+	e := c.e
 	meta := cmd.Meta
 	store := meta == script.MetaGset || meta == script.MetaAset
 	qrynum := 0
@@ -877,11 +878,10 @@ func (c *client) readResults(i int, cmd *script.Command) step {
 				}
 			}
 			havePend = false
-			if _, in := m.(*pgproto3.CopyOutResponse); !in {
-				c.conn.fe.Send(&pgproto3.CopyFail{Message: "COPY is not supported in pgbench"})
-				if err := c.conn.flush(); err != nil {
-					return failed
-				}
+			if _, out := m.(*pgproto3.CopyOutResponse); !out {
+				// The server ignores Sync during copy-in; after CopyFail
+				// an extended-protocol query needs another one.
+				c.conn.refuseCopy(e.cfg.Mode != script.Simple)
 			}
 		case *pgproto3.CopyData, *pgproto3.CopyDone:
 		case *pgproto3.ErrorResponse:
@@ -958,8 +958,8 @@ func (c *client) readPipeline(i int) step {
 				failed = c.sqlError(i, 0, pgconn.ErrorResponseToPgError(m))
 			}
 		case *pgproto3.CopyInResponse, *pgproto3.CopyBothResponse:
-			c.conn.fe.Send(&pgproto3.CopyFail{Message: "COPY is not supported in pgbench"})
-			c.conn.flush()
+			c.conn.refuseCopy(true)
+			c.numSyncs++
 			if failed == stepOK {
 				c.errorf("COPY is not supported in pgbench, aborting")
 				c.es = esMeta

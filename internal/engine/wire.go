@@ -241,16 +241,8 @@ func (c *wireConn) drainToReady() error {
 			if first == nil {
 				first = pgconn.ErrorResponseToPgError(m)
 			}
-		case *pgproto3.CopyInResponse:
-			c.fe.Send(&pgproto3.CopyFail{Message: "COPY is not supported in pgbench"})
-			if err := c.flush(); err != nil {
-				return err
-			}
-		case *pgproto3.CopyBothResponse:
-			c.fe.Send(&pgproto3.CopyFail{Message: "COPY is not supported in pgbench"})
-			if err := c.flush(); err != nil {
-				return err
-			}
+		case *pgproto3.CopyInResponse, *pgproto3.CopyBothResponse:
+			c.refuseCopy(false)
 		case *pgproto3.ReadyForQuery:
 			return first
 		}
@@ -283,4 +275,15 @@ func (c *wireConn) cancel(timeout time.Duration) error {
 	var b [1]byte
 	cc.Read(b[:])
 	return nil
+}
+
+// refuseCopy answers a CopyInResponse with CopyFail; extended says the
+// query came by the extended protocol, whose Sync the server ignored while
+// in copy-in mode, so another Sync is needed to get ReadyForQuery.
+func (c *wireConn) refuseCopy(extended bool) {
+	c.fe.Send(&pgproto3.CopyFail{Message: "COPY is not supported in pgbench"})
+	if extended {
+		c.sendSync()
+	}
+	c.flush()
 }
