@@ -397,4 +397,3 @@ func serverVersionNum(s string) int {
 	}
 	return major*10000 + minor*100
 }
-
