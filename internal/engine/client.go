@@ -63,6 +63,7 @@ type client struct {
 	rec  *metrics.Recorder
 
 	cnt int64 // transactions counted, pgbench's st->cnt
+	tx  metrics.Tx
 
 	// per transaction
 	script    int
@@ -343,7 +344,7 @@ func (c *client) run() {
 func (c *client) connect(now int64) bool {
 	e := c.e
 	t0 := time.Now()
-	conn, err := dial(context.Background(), e.cfg.Conn, e.ncmds, e.cfg.OnNotice)
+	conn, err := dial(context.Background(), e.cfg.Conn, e.ncmds, e.cfg.OnNotice, !e.cfg.NetPoller)
 	if e.cfg.ConnectPerTx {
 		e.addConnTime(time.Since(t0))
 	}
@@ -398,8 +399,19 @@ func (c *client) throttle() bool {
 }
 
 // sleepUntil waits until engine time t (µs); false if the run was stopped.
+// On a locked thread it sleeps with nanosleep in slices of at most 20 ms
+// (to notice a stop); otherwise with a Go timer.
 func (c *client) sleepUntil(t int64) bool {
 	e := c.e
+	if !e.cfg.NetPoller {
+		for {
+			d := t - e.now()
+			if d <= 0 || e.stopped.Load() {
+				return !e.stopped.Load()
+			}
+			preciseSleep(time.Duration(min(d, 20_000)) * time.Microsecond)
+		}
+	}
 	for {
 		d := time.Duration(t-e.now()) * time.Microsecond
 		if d <= 0 {
@@ -423,7 +435,10 @@ func (c *client) sleepUntil(t int64) bool {
 // time for a committed transaction.
 func (c *client) record(o metrics.Outcome, end int64) {
 	e := c.e
-	tx := metrics.Tx{Script: c.script, Outcome: o, Tries: c.tries}
+	// c.tx, not a local: OnTx is a func value, so a local would escape
+	// and cost an allocation per transaction.
+	tx := &c.tx
+	*tx = metrics.Tx{Script: c.script, Outcome: o, Tries: c.tries}
 	switch o {
 	case metrics.Committed:
 		tx.Response = end - c.scheduled
@@ -432,10 +447,10 @@ func (c *client) record(o metrics.Outcome, end int64) {
 	case metrics.Skipped, metrics.Dropped:
 		tx.Tries = 0
 	}
-	c.rec.Record(&tx)
+	c.rec.Record(tx)
 	c.cnt++
 	if e.cfg.OnTx != nil {
-		e.cfg.OnTx(c.id, c.g.id, c.cnt, &tx, time.Now())
+		e.cfg.OnTx(c.id, c.g.id, c.cnt, tx, time.Now())
 	}
 }
 

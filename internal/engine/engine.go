@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,6 +71,10 @@ type Config struct {
 	// one, instead of aborting as pgbench does.
 	Reconnect  bool
 	PerCommand bool // per-command latency (-r)
+	// NetPoller keeps client sockets on Go's network poller instead of
+	// blocking reads on locked OS threads (blockingConn); slower, for
+	// comparison.
+	NetPoller bool
 
 	Log     Logger
 	Stdout  io.Writer // where \shell output goes (pgbench's own stdout)
@@ -238,7 +243,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				conn, err := dial(ctx, cfg.Conn, e.ncmds, cfg.OnNotice)
+				conn, err := dial(ctx, cfg.Conn, e.ncmds, cfg.OnNotice, !cfg.NetPoller)
 				if err != nil {
 					errs[i] = err
 					return
@@ -278,11 +283,26 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		cfg.OnStart(res.Start, res.BenchStart)
 	}
 
+	if !cfg.NetPoller {
+		// Each client blocks in read on its own thread; a P per client
+		// (plus two for the ticker and the rest) lets a thread that wakes
+		// up run at once instead of queueing for a P.
+		want := cfg.Clients + 2
+		if prev := runtime.GOMAXPROCS(0); prev < want {
+			runtime.GOMAXPROCS(want)
+			defer runtime.GOMAXPROCS(prev)
+		}
+	}
 	var wg sync.WaitGroup
 	for _, c := range e.clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			if !cfg.NetPoller {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				setTimerSlack()
+			}
 			c.run()
 		}()
 	}

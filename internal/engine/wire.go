@@ -67,7 +67,10 @@ func (q *rawQuery) Encode(dst []byte) ([]byte, error) {
 }
 
 // dial opens a connection with pgconn and takes it over.
-func dial(ctx context.Context, cfg *pgconn.Config, nscripts []int, onNotice func(*pgconn.Notice)) (*wireConn, error) {
+//
+// With blocking, the socket leaves Go's network poller (blockingConn): the
+// caller must then use it from a goroutine locked to its OS thread.
+func dial(ctx context.Context, cfg *pgconn.Config, nscripts []int, onNotice func(*pgconn.Notice), blocking bool) (*wireConn, error) {
 	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -77,9 +80,16 @@ func dial(ctx context.Context, cfg *pgconn.Config, nscripts []int, onNotice func
 		pc.Close(ctx)
 		return nil, fmt.Errorf("take over connection: %w", err)
 	}
+	nc, fe := hc.Conn, hc.Frontend
+	if blocking {
+		if bc, err := newBlockingConn(hc.Conn); err == nil {
+			nc = bc
+			fe = pgproto3.NewFrontend(bc, bc)
+		}
+	}
 	c := &wireConn{
-		nc:       hc.Conn,
-		fe:       hc.Frontend,
+		nc:       nc,
+		fe:       fe,
 		pid:      hc.PID,
 		key:      hc.SecretKey,
 		params:   hc.ParameterStatuses,

@@ -1,0 +1,6 @@
+//go:build unix && !linux
+
+package engine
+
+// setTimerSlack is Linux-only.
+func setTimerSlack() {}
