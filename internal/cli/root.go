@@ -83,6 +83,7 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newLocalCommand(),
 		newInitCommand(),
 		newPgbenchCommand(info),
+		newRunCommand(info),
 	)
 	return root
 }
