@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgtrial/pgtrial/internal/engine"
@@ -308,6 +309,9 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 	}
 	rep.Commands = total.Commands
 	rep.Write(stdout)
+	if o.Percentiles {
+		writePercentiles(stdout, &total.Total, o.Rate > 0)
+	}
 	if res.Aborted > 0 || res.Interrupted {
 		log.Error("Run was aborted; the above results are incomplete.")
 		return exitRunFail
@@ -397,3 +401,22 @@ func serverVersionNum(s string) int {
 	}
 	return major*10000 + minor*100
 }
+
+// writePercentiles is --percentiles: HDR percentiles of the committed
+// transactions after pgbench's report — response time (from the scheduled
+// start under -R, as pgbench's latency), and under -R the service time and
+// the schedule lag separately.
+func writePercentiles(w io.Writer, h *metrics.Hists, rate bool) {
+	line := func(name string, hist *hdrhistogram.Histogram) {
+		fmt.Fprintf(w, "%s percentiles (ms): p50 = %.3f, p90 = %.3f, p95 = %.3f, p99 = %.3f, p99.9 = %.3f, max = %.3f\n", name,
+			ms(metrics.Quantile(hist, 0.5)), ms(metrics.Quantile(hist, 0.9)), ms(metrics.Quantile(hist, 0.95)),
+			ms(metrics.Quantile(hist, 0.99)), ms(metrics.Quantile(hist, 0.999)), ms(metrics.Quantile(hist, 1)))
+	}
+	line("latency", h.Response)
+	if rate {
+		line("service time", h.Service)
+		line("schedule lag", h.Lag)
+	}
+}
+
+func ms(us int64) float64 { return float64(us) / 1000 }

@@ -95,6 +95,10 @@ Benchmarking options:
   --show-script=NAME       show builtin script code, then exit
   --verbose-errors         print messages of all errors
 
+pgtrial additions (pgbench's output is unchanged):
+  --percentiles            print latency percentiles after the report
+  --run-dir=DIR            also write a pgtrial run directory to DIR
+
 Common options:
   --debug                  print debugging output
   -d, --dbname=DBNAME      database name to connect to

@@ -123,6 +123,10 @@ type Options struct {
 	ExitOnAbort       bool
 	ContinueOnError   bool // --continue-on-error (PostgreSQL 19)
 
+	// pgtrial's additions; they add output, never change pgbench's.
+	Percentiles bool   // --percentiles: latency percentiles after the report
+	RunDir      string // --run-dir: also write a pgtrial run directory
+
 	// Seed is the base random seed: --random-seed, else PGBENCH_RANDOM_SEED, else the
 	// clock (then Seed.Explicit is false).
 	Seed prng.Seed
@@ -231,6 +235,8 @@ const (
 	optExitOnAbort
 	optDebug
 	optContinueOnError
+	optPercentiles
+	optRunDir
 )
 
 // optString is pgbench's getopt string.
@@ -284,6 +290,10 @@ var longOptions = []longOption{
 	{"exit-on-abort", noArgument, optExitOnAbort},
 	{"debug", noArgument, optDebug},
 	{"continue-on-error", noArgument, optContinueOnError},
+	// pgtrial's additions (last, so that pgbench's own abbreviations resolve
+	// as before).
+	{"percentiles", noArgument, optPercentiles},
+	{"run-dir", requiredArgument, optRunDir},
 }
 
 // parser is the state of one Parse: pgbench's main() locals.
@@ -594,6 +604,12 @@ func (p *parser) option(ev getoptEvent) error {
 	case optContinueOnError:
 		p.benchOption = true
 		o.ContinueOnError = true
+	case optPercentiles:
+		p.benchOption = true
+		o.Percentiles = true
+	case optRunDir:
+		p.benchOption = true
+		o.RunDir = ev.arg
 	default:
 		panic(fmt.Sprintf("pgbenchfmt: option code %d has no handler", ev.code))
 	}
