@@ -71,6 +71,13 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go func() {
+		// The first signal cancels the run (in-flight queries are
+		// cancelled, the report of what was measured is printed); restoring
+		// the default handling makes a second one end the process at once.
+		<-ctx.Done()
+		stop()
+	}()
 
 	con, err := pgconn.ConnectConfig(ctx, pgcfg)
 	if err != nil {
