@@ -914,7 +914,7 @@ func inspectTarget(ctx context.Context, connString string, pgcfg *pgconn.Config,
 // for a shell when it has blanks.
 func redactedURL(s string) string {
 	r := results.RedactArgs([]string{s})[0]
-	if strings.ContainsAny(r, " \t'\"") {
+	if strings.ContainsAny(r, " \t'\"?&*;|<>()$`\\") {
 		return "'" + strings.ReplaceAll(r, "'", `'\''`) + "'"
 	}
 	return r
