@@ -44,6 +44,24 @@ func classify(err error) estatus {
 	return esConn
 }
 
+// connectionLost reports whether a server error means the session is over:
+// FATAL or PANIC, SQLSTATE class 08 (connection exception), or 57P01–57P03
+// (administrator shutdown, crash shutdown, cannot connect now).
+func connectionLost(pe *pgconn.PgError) bool {
+	switch pe.Severity {
+	case "FATAL", "PANIC":
+		return true
+	}
+	if strings.HasPrefix(pe.Code, "08") {
+		return true
+	}
+	switch pe.Code {
+	case "57P01", "57P02", "57P03":
+		return true
+	}
+	return false
+}
+
 // step is what a command or a transaction attempt came to.
 type step uint8
 
@@ -283,7 +301,7 @@ func (c *client) run() {
 		}
 		switch st {
 		case stepAbort:
-			if c.es == esConn && cfg.Reconnect && !c.done() {
+			if (c.es == esConn || c.conn == nil || c.conn.broken) && cfg.Reconnect && !c.done() {
 				c.record(metrics.FailedConnection, 0)
 				c.conn.close()
 				c.conn = nil
@@ -932,6 +950,12 @@ func (c *client) readResults(i int, cmd *script.Command) step {
 func (c *client) sqlError(i, qrynum int, pe *pgconn.PgError) step {
 	e := c.e
 	c.es = classify(pe)
+	if e.cfg.Reconnect && connectionLost(pe) {
+		// The server is going away (shutdown, restart, crash): a
+		// connection failure, counted, and the client reconnects.
+		c.es = esConn
+		return stepAbort
+	}
 	if c.es == esSerialization || c.es == esDeadlock || (c.es == esOther && e.cfg.ContinueOnError) {
 		if e.cfg.VerboseErrors {
 			e.cfg.Log.Info(fmt.Sprintf("client %d got an error in command %d (SQL) of script %d; %s", c.id, i, c.script, trimNL(e.pqError(pe))))
