@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"os"
+	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -37,8 +40,10 @@ func TestPgbenchCommand(t *testing.T) {
 			stderr: "pgbench: unrecognized option '--help'\npgbench: hint: Try \"pgbench --help\" for more information.\n"},
 		{name: "too many arguments", args: []string{"a", "b"}, code: 1,
 			stderr: "pgbench: error: too many command-line arguments (first is \"b\")\npgbench: hint: Try \"pgbench --help\" for more information.\n"},
-		{name: "valid run", args: []string{"-S", "-c", "2", "-t", "5", "db"}, code: 1,
-			stderrStart: "pgbench: error: "},
+		{name: "no server", args: []string{"-S", "-c", "2", "-t", "5", "-h", "/nonexistent", "-p", "1", "db"}, code: 1,
+			stderr: "pgbench: error: connection to server on socket \"/nonexistent/.s.PGSQL.1\" failed: No such file or directory\n" +
+				"\tIs the server running locally and accepting connections on that socket?\n" +
+				"pgbench: error: could not create connection for setup\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,5 +110,102 @@ func TestPgbenchInit(t *testing.T) {
 	code, _, errOut = runCLI(t, "pgbench", "-i", "-I", "v", "-n", "-h", "/nonexistent", "-p", "1")
 	if code != 1 || !strings.HasSuffix(errOut, "pgbench: error: could not create connection for initialization\n") {
 		t.Errorf("no server: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestPgbenchSkippedShare: a rate far above capacity with a latency limit
+// skips transactions, and the report says how many and their share.
+func TestPgbenchSkippedShare(t *testing.T) {
+	url := pgtest.ConnString(t)
+	if code, _, errOut := runCLI(t, "pgbench", "-i", "-s", "1", "-q", url); code != 0 {
+		t.Fatalf("init: %s", errOut)
+	}
+	code, out, errOut := runCLI(t, "pgbench", "-S", "-n", "-c", "2", "-j", "2", "-T", "2", "-R", "1000000", "-L", "2", "--percentiles", url)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	m := regexp.MustCompile(`(?m)^number of transactions skipped: (\d+) \((\d+\.\d{3})%\)$`).FindStringSubmatch(out)
+	if m == nil || m[1] == "0" {
+		t.Fatalf("no skipped transactions reported:\n%s", out)
+	}
+	for _, want := range []string{"number of transactions above the 2.0 ms latency limit: ", "rate limit schedule lag: avg ",
+		"latency percentiles (ms): p50 = ", "schedule lag percentiles (ms): p50 = "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestPgbenchRetriesLikePgbench: serialization failures with --max-tries=3
+// are retried, failed and reported with the same lines as pgbench's (the
+// counts depend on timing; the lines and their arithmetic must agree).
+func TestPgbenchRetriesLikePgbench(t *testing.T) {
+	url := pgtest.ConnString(t)
+	c, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if _, err := c.Exec(context.Background(), "create table hot(id int primary key, v int); insert into hot values (1, 0)"); err != nil {
+		t.Fatal(err)
+	}
+	file := t.TempDir() + "/ser.sql"
+	body := "BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT v FROM hot WHERE id = 1;\n\\sleep 1 ms\nUPDATE hot SET v = v + 1 WHERE id = 1;\nEND;\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-n", "-c", "4", "-t", "50", "--max-tries=3", "--failures-detailed", "-r", "-f", file, url}
+	code, out, errOut := runCLI(t, append([]string{"pgbench"}, args...)...)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %s", code, errOut)
+	}
+	num := func(re string) int {
+		m := regexp.MustCompile(re).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("report lacks /%s/:\n%s", re, out)
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	processed := num(`(?m)^number of transactions actually processed: (\d+)/200$`)
+	failed := num(`(?m)^number of failed transactions: (\d+) \(`)
+	serialization := num(`(?m)^number of serialization failures: (\d+) \(`)
+	retried := num(`(?m)^number of transactions retried: (\d+) \(`)
+	retries := num(`(?m)^total number of retries: (\d+)$`)
+	if processed+failed != 200 || serialization != failed || retried == 0 || retries < retried || retries > 2*retried {
+		t.Errorf("processed %d + failed %d != 200, or serialization %d, retried %d, retries %d inconsistent:\n%s",
+			processed, failed, serialization, retried, retries, out)
+	}
+	var v int
+	c.QueryRow(context.Background(), "select v from hot").Scan(&v)
+	if v != processed {
+		t.Errorf("the row was updated %d times, want %d committed", v, processed)
+	}
+
+	// The same command with the real pgbench prints the same lines.
+	pgb, err := exec.LookPath("pgbench")
+	if err != nil {
+		t.Log("no pgbench on PATH: line comparison skipped")
+		return
+	}
+	c.Exec(context.Background(), "update hot set v = 0")
+	ref, err := exec.Command(pgb, args...).Output()
+	if err != nil {
+		t.Fatalf("pgbench: %v", err)
+	}
+	shape := func(s string) []string {
+		var lines []string
+		for _, l := range strings.Split(s, "\n") {
+			l = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`).ReplaceAllString(l, "N")
+			if strings.HasPrefix(l, "pgbench (") {
+				continue
+			}
+			lines = append(lines, strings.Join(strings.Fields(l), " "))
+		}
+		return lines
+	}
+	got, want := shape(out), shape(string(ref))
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("report lines differ from pgbench's\npgtrial:\n%s\npgbench:\n%s", out, ref)
 	}
 }
