@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/pgbenchfmt"
 	"github.com/pgtrial/pgtrial/internal/prng"
+	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/script"
 )
 
@@ -136,35 +138,12 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 		ncmds[i] = len(s.Parsed.Commands)
 	}
 	prog := script.NewProgram(scripts...)
-	defined := func(name string) bool {
-		for _, v := range o.Variables {
-			if v.Name == name {
-				return true
-			}
-		}
-		return false
+	vars := make([]scriptVar, len(o.Variables))
+	for i, v := range o.Variables {
+		vars[i] = scriptVar{v.Name, v.Value}
 	}
-	streams := prng.Derive(o.Seed.Value, o.Clients, o.Threads, defined("default_seed"))
-	setup := func(c *script.Client) error {
-		for _, v := range o.Variables {
-			if err := c.SetString("option", v.Name, v.Value); err != nil {
-				return err
-			}
-		}
-		if !c.Defined("scale") {
-			c.SetInt("startup", "scale", int64(scale))
-		}
-		if !c.Defined("client_id") {
-			c.SetInt("startup", "client_id", int64(c.ID))
-		}
-		if !c.Defined("default_seed") {
-			c.SetInt("startup", "default_seed", streams.DefaultSeed)
-		}
-		if !c.Defined("random_seed") {
-			c.SetInt("startup", "random_seed", streams.RandomSeed)
-		}
-		return nil
-	}
+	streams := prng.Derive(o.Seed.Value, o.Clients, o.Threads, definesVar(vars, "default_seed"))
+	setup := clientSetup(vars, scale, streams)
 
 	layout := metrics.Layout{Scripts: len(scripts), LatencyLimit: o.LatencyLimit}
 	if o.ReportPerCommand {
@@ -187,6 +166,45 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 				return exitBadInput
 			}
 			logs = append(logs, l)
+		}
+	}
+
+	// --run-dir: pgtrial's run directory besides pgbench's output.
+	var dir *results.Dir
+	var run *results.Run
+	var rec *runRecorder
+	finishDir := func(res *engine.Result, runErr error) {}
+	if o.RunDir != "" {
+		run, dir, err = createPgbenchRunDir(ctx, o, pgcfg, info, scale, names, weights)
+		if err != nil {
+			for _, l := range logs {
+				l.Close()
+			}
+			log.Error(err.Error())
+			return exitBadInput
+		}
+		finishDir = func(res *engine.Result, runErr error) {
+			if res != nil && !res.BenchStart.IsZero() {
+				run.Phases = rec.Phases()
+			}
+			if res != nil {
+				run.Interrupted = res.Interrupted
+				run.Aborted = res.Aborted > 0
+				if res.Interrupted {
+					run.InterruptReason = "signal"
+				}
+			}
+			if runErr != nil {
+				run.Warnings = append(run.Warnings, runErr.Error())
+			}
+			if rec.Measured() {
+				sum := results.Summarize(rec.measure, names, o.Rate)
+				run.Summary = &sum
+			}
+			run.EndedAt = time.Now()
+			if err := dir.Finish(run); err != nil {
+				log.Warning(err.Error())
+			}
 		}
 	}
 
@@ -230,58 +248,47 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 		}
 	}
 
-	// The ticker takes the clients' records every second (so that memory
-	// stays bounded however long the run) on thread 0's clock, which starts
-	// before the connections (pgbench's thread_start); every -P seconds it
-	// prints a progress line for the ticks since the previous one.
-	total := metrics.NewInterval(layout)
-	tickDone := make(chan struct{})
-	tickStop := make(chan struct{})
+	// The recorder takes the clients' records every second (so that memory
+	// stays bounded however long the run), writes them to the run directory
+	// under --run-dir, and every -P seconds a progress line is printed for
+	// the ticks since the previous one.
+	var progLine *pgbenchfmt.Progress
+	progress := metrics.NewInterval(layout)
+	var lastProgress time.Time
+	rec = newRunRecorder(runRecorderConfig{
+		Set: set, Dir: dir, ScriptNames: names, Interval: time.Second,
+		OnWriteError: func(err error) { log.Warning(err.Error()) },
+		OnInterval: func(t *runTick) {
+			if o.Progress <= 0 || t.Final {
+				return
+			}
+			progress.Merge(t.Interval)
+			if k := int(t.Elapsed.Round(time.Second) / time.Second); k > 0 && k%o.Progress == 0 {
+				now := t.Interval.End
+				io.WriteString(stderr, progLine.Line(now, &progress.Total.Stats, now.Sub(lastProgress)))
+				progress = metrics.NewInterval(layout)
+				lastProgress = now
+			}
+		},
+	})
 	cfg.OnStart = func(start, benchStart time.Time) {
 		for _, l := range logs {
 			l.SetStart(benchStart)
 		}
-		go func() {
-			defer close(tickDone)
-			prog := &pgbenchfmt.Progress{Opts: o, Start: start}
-			progress := metrics.NewInterval(layout)
-			lastProgress := start
-			last := benchStart
-			for k := 1; ; k++ {
-				t := time.NewTimer(time.Until(start.Add(time.Duration(k) * time.Second)))
-				select {
-				case <-tickStop:
-					t.Stop()
-					return
-				case now := <-t.C:
-					iv := set.Tick(last, now)
-					total.Merge(iv)
-					last = now
-					if o.Progress <= 0 {
-						continue
-					}
-					progress.Merge(iv)
-					if k%o.Progress == 0 {
-						io.WriteString(stderr, prog.Line(now, &progress.Total.Stats, now.Sub(lastProgress)))
-						progress = metrics.NewInterval(layout)
-						lastProgress = now
-					}
-				}
-			}
-		}()
+		progLine = &pgbenchfmt.Progress{Opts: o, Start: start}
+		lastProgress = start
+		rec.Start(start, benchStart)
 	}
 
 	res, err := engine.Run(ctx, cfg)
-	if res != nil && !res.BenchStart.IsZero() {
-		close(tickStop)
-		<-tickDone
-	}
 	for _, l := range logs {
 		if cerr := l.Close(); cerr != nil && err == nil {
 			log.Error(cerr.Error())
 		}
 	}
 	if err != nil {
+		rec.Stop(time.Now())
+		finishDir(res, err)
 		var ice *engine.InitialConnectError
 		if errors.As(err, &ice) {
 			log.Error(pgbenchfmt.PQErrorMessage(ice.Err))
@@ -291,11 +298,17 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 		log.Error(err.Error())
 		return exitBadInput
 	}
+	total, _ := rec.Stop(res.End)
+	if res.Interrupted {
+		rec.Interrupted(res.End, "signal")
+	}
+	if res.Aborted > 0 {
+		rec.Aborted(res.End, res.Aborted, o.Clients)
+	}
+	finishDir(res, nil)
 	if cfg.ExitOnAbort && res.AbortedGroup >= 0 {
 		return exitRunFail
 	}
-	last := set.Tick(res.BenchStart, res.End)
-	total.Merge(last)
 
 	rep := &pgbenchfmt.Report{
 		Opts:            o,
@@ -427,3 +440,49 @@ func writePercentiles(w io.Writer, h *metrics.Hists, rate bool) {
 }
 
 func ms(us int64) float64 { return float64(us) / 1000 }
+
+// createPgbenchRunDir makes --run-dir's directory and its first run.json
+// for a pgbench command line.
+func createPgbenchRunDir(ctx context.Context, o *pgbenchfmt.Options, pgcfg *pgconn.Config, info BuildInfo, scale int, names []string, weights []int) (*results.Run, *results.Dir, error) {
+	con, err := pgconn.ConnectConfig(ctx, pgcfg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--run-dir: %s", strings.TrimSuffix(pgbenchfmt.PQErrorMessage(err), "\n"))
+	}
+	tgt, err := readTarget(ctx, con, pgcfg)
+	con.Close(context.Background())
+	if err != nil {
+		return nil, nil, fmt.Errorf("--run-dir: %w", err)
+	}
+	wl := results.Workload{Name: strings.Join(names, "+"), Scale: scale}
+	for i, n := range names {
+		wl.Scripts = append(wl.Scripts, results.ScriptWeight{Name: n, Weight: weights[i]})
+	}
+	model := results.Model{
+		Kind: results.ModelClosed, Clients: o.Clients, Threads: o.Threads,
+		LatencyLimitMs: float64(o.LatencyLimit) / 1000, DurationS: float64(o.Duration),
+	}
+	if o.Duration == 0 {
+		model.Transactions = int64(o.Transactions)
+	}
+	if o.Rate > 0 {
+		model.Kind, model.Rate = results.ModelOpen, o.Rate
+		model.Arrival, model.Overload = engine.Poisson.String(), engine.Queue.String()
+	}
+	commit := info.Commit
+	if commit == "" {
+		commit = vcsRevision()
+	}
+	run := &results.Run{
+		Tool:        results.Tool{Name: "pgtrial", Version: info.Version, Commit: commit, Go: runtime.Version()},
+		CommandLine: results.RedactArgs(os.Args),
+		StartedAt:   time.Now(),
+		Target:      tgt,
+		Workload:    wl,
+		Model:       model,
+	}
+	dir, err := results.Create(o.RunDir, run)
+	if err != nil {
+		return nil, nil, err
+	}
+	return run, dir, nil
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/pgbenchfmt"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
+	"github.com/pgtrial/pgtrial/internal/results"
 )
 
 // The pgbench command prints pgbench's own text and nothing of cobra's or pgtrial's.
@@ -207,5 +208,40 @@ func TestPgbenchRetriesLikePgbench(t *testing.T) {
 	got, want := shape(out), shape(string(ref))
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("report lines differ from pgbench's\npgtrial:\n%s\npgbench:\n%s", out, ref)
+	}
+}
+
+// TestPgbenchRunDir: --run-dir writes a run directory whose summary agrees
+// with pgbench's report, and pgbench's own output is unchanged.
+func TestPgbenchRunDir(t *testing.T) {
+	url := pgtest.ConnString(t)
+	if code, _, errOut := runCLI(t, "pgbench", "-i", "-s", "1", "-q", url); code != 0 {
+		t.Fatalf("init: %s", errOut)
+	}
+	dir := t.TempDir() + "/run"
+	code, out, errOut := runCLI(t, "pgbench", "-S", "-n", "-c", "2", "-t", "300", "--run-dir", dir, url)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if !strings.Contains(out, "number of transactions actually processed: 600/600\n") {
+		t.Fatalf("report:\n%s", out)
+	}
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Summary == nil || run.Summary.Total.Committed != 600 || run.Model.Clients != 2 || run.Target.ServerVersion == "" {
+		t.Errorf("run.json: summary %+v, model %+v, target %+v", run.Summary, run.Model, run.Target)
+	}
+	rows, err := results.ReadTimeline(dir)
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("timeline: %d rows, %v", len(rows), err)
+	}
+	var sum int64
+	for _, r := range rows {
+		sum += r.Committed
+	}
+	if sum != 600 {
+		t.Errorf("timeline rows add up to %d committed, want 600", sum)
 	}
 }

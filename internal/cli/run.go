@@ -659,39 +659,16 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		out.println(describeStart(plan, o, tgt, dirPath))
 	}
 
-	defined := func(name string) bool {
-		for _, v := range plan.vars {
-			if v[0] == name {
-				return true
-			}
-		}
-		return false
+	vars := make([]scriptVar, len(plan.vars))
+	for i, v := range plan.vars {
+		vars[i] = scriptVar{v[0], v[1]}
 	}
-	streams := prng.Derive(plan.seed.Value, o.clients, plan.threads, defined("default_seed"))
+	streams := prng.Derive(plan.seed.Value, o.clients, plan.threads, definesVar(vars, "default_seed"))
 	scale := tgt.scale
 	if !plan.needsPgbench {
 		scale = 1
 	}
-	setup := func(c *script.Client) error {
-		for _, v := range plan.vars {
-			if err := c.SetString("option", v[0], v[1]); err != nil {
-				return err
-			}
-		}
-		if !c.Defined("scale") {
-			c.SetInt("startup", "scale", int64(scale))
-		}
-		if !c.Defined("client_id") {
-			c.SetInt("startup", "client_id", int64(c.ID))
-		}
-		if !c.Defined("default_seed") {
-			c.SetInt("startup", "default_seed", streams.DefaultSeed)
-		}
-		if !c.Defined("random_seed") {
-			c.SetInt("startup", "random_seed", streams.RandomSeed)
-		}
-		return nil
-	}
+	setup := clientSetup(vars, scale, streams)
 	logger := &runLog{out: out, rec: rec, seen: map[string]*logSeen{}}
 	cfg := &engine.Config{
 		Program:         script.NewProgram(programs...),
@@ -869,25 +846,11 @@ func inspectTarget(ctx context.Context, connString string, pgcfg *pgconn.Config,
 	}
 	defer conn.Close(context.Background())
 
-	t := &tgt.target
-	t.Host, t.Port, t.Database, t.User = pgcfg.Host, int(pgcfg.Port), pgcfg.Database, pgcfg.User
-	t.ServerVersion = conn.PgConn().ParameterStatus("server_version")
-	t.Settings = map[string]string{}
-	rows, err := conn.Query(cctx, "SELECT name, current_setting(name) FROM pg_catalog.pg_settings WHERE name = ANY($1)", resultSettings)
+	t, err := readTarget(cctx, conn.PgConn(), pgcfg)
 	if err != nil {
-		return fmt.Errorf("read server settings: %w", err)
+		return err
 	}
-	for rows.Next() {
-		var name, value string
-		if err := rows.Scan(&name, &value); err != nil {
-			rows.Close()
-			return fmt.Errorf("read server settings: %w", err)
-		}
-		t.Settings[name] = value
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read server settings: %w", err)
-	}
+	tgt.target = t
 
 	if !plan.needsPgbench {
 		return nil

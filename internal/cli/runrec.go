@@ -59,7 +59,7 @@ type runRecorder struct {
 // runRecorderConfig is what a runRecorder needs.
 type runRecorderConfig struct {
 	Set         *metrics.Set
-	Dir         *results.Dir
+	Dir         *results.Dir  // nil: tick and accumulate without writing
 	ScriptNames []string      // for latency.hlog tags and events
 	Interval    time.Duration // tick period (> 0)
 	Warmup      time.Duration // excluded from the measured phase; 0 for none
@@ -172,8 +172,10 @@ func (r *runRecorder) tick(sched, now time.Time, final bool) {
 	if final && empty && iv.Duration() <= 0 {
 		return // nothing happened after the last tick
 	}
-	if err := r.cfg.Dir.WriteInterval(phase, iv, r.cfg.ScriptNames); err != nil {
-		r.noteWriteError(err)
+	if r.cfg.Dir != nil {
+		if err := r.cfg.Dir.WriteInterval(phase, iv, r.cfg.ScriptNames); err != nil {
+			r.noteWriteError(err)
+		}
 	}
 	if phase == results.PhaseWarmup {
 		r.warmupEnd = now
@@ -241,6 +243,9 @@ func (r *runRecorder) Aborted(at time.Time, n, clients int) {
 }
 
 func (r *runRecorder) event(e results.Event) {
+	if r.cfg.Dir == nil {
+		return
+	}
 	if err := r.cfg.Dir.Event(e); err != nil {
 		r.noteWriteError(err)
 	}

@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgtrial/pgtrial/internal/prng"
+	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/script"
+)
+
+// scriptVar is a -D NAME=VALUE definition.
+type scriptVar struct{ name, value string }
+
+// clientSetup returns the engine's Setup for pgbench's variables, in
+// pgbench's order: the -D definitions, then the automatic :scale,
+// :client_id, :default_seed and :random_seed unless -D defined them.
+func clientSetup(vars []scriptVar, scale int, streams prng.Streams) func(c *script.Client) error {
+	return func(c *script.Client) error {
+		for _, v := range vars {
+			if err := c.SetString("option", v.name, v.value); err != nil {
+				return err
+			}
+		}
+		if !c.Defined("scale") {
+			c.SetInt("startup", "scale", int64(scale))
+		}
+		if !c.Defined("client_id") {
+			c.SetInt("startup", "client_id", int64(c.ID))
+		}
+		if !c.Defined("default_seed") {
+			c.SetInt("startup", "default_seed", streams.DefaultSeed)
+		}
+		if !c.Defined("random_seed") {
+			c.SetInt("startup", "random_seed", streams.RandomSeed)
+		}
+		return nil
+	}
+}
+
+// definesVar reports whether -D defined name (pgbench then leaves the
+// automatic variable alone, and default_seed takes no draw).
+func definesVar(vars []scriptVar, name string) bool {
+	for _, v := range vars {
+		if v.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// readTarget fills run.json's target from a connection: address, server
+// version and the settings that shape results (resultSettings).
+func readTarget(ctx context.Context, pc *pgconn.PgConn, pgcfg *pgconn.Config) (results.Target, error) {
+	t := results.Target{
+		Host: pgcfg.Host, Port: int(pgcfg.Port), Database: pgcfg.Database, User: pgcfg.User,
+		ServerVersion: pc.ParameterStatus("server_version"),
+		Settings:      map[string]string{},
+	}
+	params := [][]byte{[]byte(pgTextArray(resultSettings))}
+	rr := pc.ExecParams(ctx, "SELECT name, current_setting(name) FROM pg_catalog.pg_settings WHERE name = ANY($1::text[])", params, nil, nil, nil)
+	for rr.NextRow() {
+		v := rr.Values()
+		t.Settings[string(v[0])] = string(v[1])
+	}
+	if _, err := rr.Close(); err != nil {
+		return t, fmt.Errorf("read server settings: %w", err)
+	}
+	return t, nil
+}
+
+// pgTextArray is a text[] literal of plain identifiers.
+func pgTextArray(names []string) string {
+	s := "{"
+	for i, n := range names {
+		if i > 0 {
+			s += ","
+		}
+		s += `"` + n + `"`
+	}
+	return s + "}"
+}
