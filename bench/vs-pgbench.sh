@@ -127,14 +127,19 @@ psql -X -At "$db" -c "select 'server:  ' || version()"
 echo "client:  $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); server at $where, database bench_vs"
 echo "options: $pairs pairs, -t $xacts per client, -T $dur s, scale $scale$( [ $memory = 1 ] && echo ', --memory')"
 
-# others: warn when another load generator or another busy session shares the machine.
+# others: warn when something else uses the machine: another load generator, another
+# active session on the server, or CPU busy while this script runs nothing (sampled over
+# 1 s from /proc/stat; go test binaries and their clusters show up only there).
 others() {
-	local p a
+	local p a busy
 	p=$(pgrep -x 'pgbench|pgtrial' | tr '\n' ' ' || true)
 	a=$(psql -X -At "$admin" -c "select count(*) from pg_stat_activity
 		where state = 'active' and pid <> pg_backend_pid() and backend_type = 'client backend'")
-	if [ -n "$p" ] || [ "$a" != 0 ]; then
-		echo "WARNING: not alone: other pgbench/pgtrial processes [${p% }], $a other active sessions; load $(cut -d' ' -f1-3 /proc/loadavg)"
+	busy=$({ sed -n 's/^cpu  //p' /proc/stat; sleep 1; sed -n 's/^cpu  //p' /proc/stat; } |
+		awk '{t = 0; for (i = 1; i <= 8; i++) t += $i; tot[NR] = t; idle[NR] = $4 + $5}
+			END {printf "%d", 100 * (1 - (idle[2] - idle[1]) / (tot[2] - tot[1] + (tot[2] == tot[1])))}')
+	if [ -n "$p" ] || [ "$a" != 0 ] || [ "$busy" -gt 15 ]; then
+		echo "WARNING: not alone: CPU ${busy}% busy while idle here, other pgbench/pgtrial processes [${p% }], $a other active sessions; the figures below are skewed"
 	fi
 }
 
