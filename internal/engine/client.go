@@ -100,6 +100,21 @@ type client struct {
 
 	inflight sync.Mutex // guards conn for cancelInFlight
 	busy     bool
+
+	// In a group loop (runGroup): yield suspends the client's coroutine
+	// until what it waits for is ready; abandoned is set when the loop
+	// gives up on it.
+	yield     func(wait) bool
+	abandoned bool
+}
+
+// waiter is the fdWaiter for the client's sockets: the client itself in a
+// group loop, nil (Go's poller) otherwise.
+func (c *client) waiter() fdWaiter {
+	if c.e.grouped {
+		return c
+	}
+	return nil
 }
 
 // rowStore keeps one row of a result past the next Receive: column names
@@ -362,7 +377,7 @@ func (c *client) run() {
 func (c *client) connect(now int64) bool {
 	e := c.e
 	t0 := time.Now()
-	conn, err := dial(context.Background(), e.cfg.Conn, e.ncmds, e.cfg.OnNotice, !e.cfg.NetPoller)
+	conn, err := dial(context.Background(), e.cfg.Conn, e.ncmds, e.cfg.OnNotice, c.waiter())
 	if e.cfg.ConnectPerTx {
 		e.addConnTime(time.Since(t0))
 	}
@@ -417,17 +432,21 @@ func (c *client) throttle() bool {
 }
 
 // sleepUntil waits until engine time t (µs); false if the run was stopped.
-// On a locked thread it sleeps with nanosleep in slices of at most 20 ms
-// (to notice a stop); otherwise with a Go timer.
+// In a group loop the client yields until then; otherwise it waits on a Go
+// timer.
 func (c *client) sleepUntil(t int64) bool {
 	e := c.e
-	if !e.cfg.NetPoller {
+	if c.yield != nil {
 		for {
-			d := t - e.now()
-			if d <= 0 || e.stopped.Load() {
-				return !e.stopped.Load()
+			if e.stopped.Load() {
+				return false
 			}
-			preciseSleep(time.Duration(min(d, 20_000)) * time.Microsecond)
+			if e.now() >= t {
+				return true
+			}
+			if !c.suspendUntil(t) {
+				return false
+			}
 		}
 	}
 	for {

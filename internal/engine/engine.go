@@ -20,6 +20,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -71,9 +72,9 @@ type Config struct {
 	// one, instead of aborting as pgbench does.
 	Reconnect  bool
 	PerCommand bool // per-command latency (-r)
-	// NetPoller keeps client sockets on Go's network poller instead of
-	// blocking reads on locked OS threads (blockingConn); slower, for
-	// comparison.
+	// NetPoller runs every client as a goroutine with its socket on Go's
+	// network poller, instead of each group on one locked OS thread polling
+	// its clients' sockets (runGroup, Linux); slower, for comparison.
 	NetPoller bool
 
 	Log     Logger
@@ -163,6 +164,9 @@ type engine struct {
 	clients  []*client
 	stopCh   chan struct{}
 	stopOnce sync.Once
+	grouped  bool // groups run on locked threads (runGroup)
+	stopR    int  // read end of the stop pipe, polled by group loops
+	stopW    int
 }
 
 // now is the engine clock in µs.
@@ -175,6 +179,9 @@ func (e *engine) stop() {
 	e.stopOnce.Do(func() {
 		e.stopped.Store(true)
 		close(e.stopCh)
+		if e.stopW >= 0 {
+			syscall.Write(e.stopW, []byte{1})
+		}
 	})
 }
 
@@ -192,7 +199,18 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	if len(cfg.Streams.Clients) < cfg.Clients || len(cfg.Streams.Threads) < cfg.Groups {
 		return nil, errors.New("engine: random streams missing for some clients or groups")
 	}
-	e := &engine{cfg: cfg, epoch: time.Now(), abortG: -1, stopCh: make(chan struct{})}
+	e := &engine{cfg: cfg, epoch: time.Now(), abortG: -1, stopCh: make(chan struct{}), stopR: -1, stopW: -1}
+	if groupLoops && !cfg.NetPoller {
+		r, w, err := newStopPipe()
+		if err != nil {
+			return nil, fmt.Errorf("engine: stop pipe: %w", err)
+		}
+		e.grouped, e.stopR, e.stopW = true, r, w
+		defer func() {
+			syscall.Close(r)
+			syscall.Close(w)
+		}()
+	}
 	e.limit = int64(cfg.LatencyLimit / time.Microsecond)
 	for _, w := range cfg.Weights {
 		e.total += int64(w)
@@ -243,7 +261,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				conn, err := dial(ctx, cfg.Conn, e.ncmds, cfg.OnNotice, !cfg.NetPoller)
+				conn, err := dial(ctx, cfg.Conn, e.ncmds, cfg.OnNotice, c.waiter())
 				if err != nil {
 					errs[i] = err
 					return
@@ -283,28 +301,35 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		cfg.OnStart(res.Start, res.BenchStart)
 	}
 
-	if !cfg.NetPoller {
-		// Each client blocks in read on its own thread; a P per client
-		// (plus two for the ticker and the rest) lets a thread that wakes
-		// up run at once instead of queueing for a P.
-		want := cfg.Clients + 2
+	var wg sync.WaitGroup
+	if e.grouped {
+		// Each group loop blocks in ppoll on its own thread; a P per group
+		// (plus two for the ticker and the rest) lets a loop that wakes up
+		// run at once instead of queueing for a P.
+		want := cfg.Groups + 2
 		if prev := runtime.GOMAXPROCS(0); prev < want {
 			runtime.GOMAXPROCS(want)
 			defer runtime.GOMAXPROCS(prev)
 		}
-	}
-	var wg sync.WaitGroup
-	for _, c := range e.clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if !cfg.NetPoller {
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				setTimerSlack()
-			}
-			c.run()
-		}()
+		members := make([][]*client, cfg.Groups)
+		for _, c := range e.clients {
+			members[c.g.id] = append(members[c.g.id], c)
+		}
+		for _, m := range members {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				e.runGroup(m)
+			}()
+		}
+	} else {
+		for _, c := range e.clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c.run()
+			}()
+		}
 	}
 	wg.Wait()
 	res.End = time.Now()

@@ -68,9 +68,9 @@ func (q *rawQuery) Encode(dst []byte) ([]byte, error) {
 
 // dial opens a connection with pgconn and takes it over.
 //
-// With blocking, the socket leaves Go's network poller (blockingConn): the
-// caller must then use it from a goroutine locked to its OS thread.
-func dial(ctx context.Context, cfg *pgconn.Config, nscripts []int, onNotice func(*pgconn.Notice), blocking bool) (*wireConn, error) {
+// With a waiter, the socket leaves Go's network poller (fdConn): reads and
+// writes that would block suspend the client in its group's loop.
+func dial(ctx context.Context, cfg *pgconn.Config, nscripts []int, onNotice func(*pgconn.Notice), w fdWaiter) (*wireConn, error) {
 	pc, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return nil, err
@@ -81,10 +81,10 @@ func dial(ctx context.Context, cfg *pgconn.Config, nscripts []int, onNotice func
 		return nil, fmt.Errorf("take over connection: %w", err)
 	}
 	nc, fe := hc.Conn, hc.Frontend
-	if blocking {
-		if bc, err := newBlockingConn(hc.Conn); err == nil {
-			nc = bc
-			fe = pgproto3.NewFrontend(bc, bc)
+	if w != nil {
+		if fc, err := newFdConn(hc.Conn, w); err == nil {
+			nc = fc
+			fe = pgproto3.NewFrontend(fc, fc)
 		}
 	}
 	c := &wireConn{

@@ -1,0 +1,184 @@
+package engine
+
+import (
+	"iter"
+	"runtime"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// groupLoops: on Linux each group of clients runs on one locked OS thread
+// (runGroup); elsewhere each client is a goroutine on Go's poller.
+const groupLoops = true
+
+// wait is what a suspended client waits for: a socket to become readable
+// or writable (fd ≥ 0), or a time (until > 0, engine µs).
+type wait struct {
+	fd     int32
+	events int16
+	until  int64
+}
+
+// runGroup runs a group's clients as coroutines on the calling goroutine's
+// OS thread, pgbench's threadRun: resume every client that can go on; each
+// runs until it must wait for its socket or for a time, and yields that
+// wait; then one ppoll(2) over the group's sockets, with the nearest wake-up
+// time as its timeout (ns resolution; the thread's timer slack is 1 µs),
+// tells which clients to resume.
+func (e *engine) runGroup(clients []*client) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	setTimerSlack()
+
+	type co struct {
+		c    *client
+		next func() (wait, bool)
+		stop func()
+		w    wait
+		live bool
+	}
+	cos := make([]*co, len(clients))
+	for i, c := range clients {
+		next, stop := iter.Pull(func(yield func(wait) bool) {
+			c.yield = yield
+			c.run()
+		})
+		cos[i] = &co{c: c, next: next, stop: stop, live: true}
+	}
+	defer func() {
+		for _, k := range cos {
+			k.stop()
+		}
+	}()
+
+	ready := make([]*co, 0, len(cos))
+	ready = append(ready, cos...)
+	live := len(cos)
+	pfds := make([]unix.PollFd, 0, len(cos)+1)
+	owners := make([]*co, 0, len(cos))
+	stopSeen := false
+	for live > 0 {
+		for _, k := range ready {
+			w, ok := k.next()
+			if !ok {
+				k.live = false
+				live--
+				continue
+			}
+			k.w = w
+		}
+		ready = ready[:0]
+		if live == 0 {
+			break
+		}
+
+		// One poll for the group: the stop pipe (until the stop is seen),
+		// every socket waited on, and the nearest wake-up time.
+		pfds, owners = pfds[:0], owners[:0]
+		if !stopSeen {
+			pfds = append(pfds, unix.PollFd{Fd: int32(e.stopR), Events: unix.POLLIN})
+			owners = append(owners, nil)
+		}
+		now := e.now()
+		timeout := int64(-1)
+		for _, k := range cos {
+			if !k.live {
+				continue
+			}
+			if k.w.fd >= 0 {
+				pfds = append(pfds, unix.PollFd{Fd: k.w.fd, Events: k.w.events})
+				owners = append(owners, k)
+			}
+			if k.w.until > 0 {
+				d := k.w.until - now
+				if d < 0 {
+					d = 0
+				}
+				if timeout < 0 || d < timeout {
+					timeout = d
+				}
+			}
+		}
+		var ts *unix.Timespec
+		if timeout >= 0 {
+			t := unix.NsecToTimespec(timeout * 1000)
+			ts = &t
+		}
+		for rawPpoll(pfds, ts) == syscall.EINTR {
+		}
+		now = e.now()
+		for i, p := range pfds {
+			if p.Revents == 0 {
+				continue
+			}
+			if owners[i] == nil {
+				// Stopped: sleepers wake up to notice it; sockets keep
+				// being polled for the cancelled queries' replies.
+				stopSeen = true
+				for _, k := range cos {
+					if k.live && k.w.fd < 0 {
+						k.w.until = now
+					}
+				}
+				continue
+			}
+			ready = append(ready, owners[i])
+		}
+		for _, k := range cos {
+			if k.live && k.w.fd < 0 && k.w.until > 0 && k.w.until <= now {
+				ready = append(ready, k)
+			}
+		}
+	}
+}
+
+// waitFD suspends the client until fd is ready (fdWaiter).
+func (c *client) waitFD(fd int, write bool) bool {
+	ev := int16(unix.POLLIN)
+	if write {
+		ev = unix.POLLOUT
+	}
+	if c.yield == nil || c.abandoned || !c.yield(wait{fd: int32(fd), events: ev}) {
+		c.abandoned = true
+		return false
+	}
+	return true
+}
+
+// suspendUntil yields until engine time t; false if the client is being
+// abandoned.
+func (c *client) suspendUntil(t int64) bool {
+	if c.abandoned || !c.yield(wait{fd: -1, until: t}) {
+		c.abandoned = true
+		return false
+	}
+	return true
+}
+
+// newStopPipe makes the pipe whose read end becomes readable when the run
+// stops (every group loop polls it).
+func newStopPipe() (r, w int, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC|unix.O_NONBLOCK); err != nil {
+		return -1, -1, err
+	}
+	return p[0], p[1], nil
+}
+
+// rawPpoll is ppoll(2) without telling the Go scheduler. The loop's thread
+// keeps its P while it waits (GOMAXPROCS has one per group plus two, so
+// other goroutines run elsewhere): with an ordinary system call, sysmon
+// polled every 20 µs and handed the P of a thread "in a syscall" to another
+// thread, which cost more CPU than the transactions. A preemption signal
+// (every 10 ms for a G that looks long-running, and for GC) interrupts the
+// wait with EINTR; the caller polls again.
+func rawPpoll(fds []unix.PollFd, ts *unix.Timespec) syscall.Errno {
+	var p unsafe.Pointer
+	if len(fds) > 0 {
+		p = unsafe.Pointer(&fds[0])
+	}
+	_, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(p), uintptr(len(fds)), uintptr(unsafe.Pointer(ts)), 0, 0, 0)
+	return e
+}

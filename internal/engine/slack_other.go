@@ -1,6 +1,0 @@
-//go:build unix && !linux
-
-package engine
-
-// setTimerSlack is Linux-only.
-func setTimerSlack() {}
