@@ -156,7 +156,7 @@ aborted.`
 func newRunCommand(info BuildInfo) *cobra.Command {
 	o := &runOptions{
 		clients:      4,
-		threads:      1,
+		threads:      0, // auto: min(clients, CPUs)
 		arrival:      "poisson",
 		overload:     "queue",
 		duration:     durationFlag{d: 60 * time.Second, unit: time.Second},
@@ -191,7 +191,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.VarP(scriptFlag{list: &o.scripts, builtin: true}, "builtin", "b", "built-in script NAME (tpcb-like, simple-update, select-only; a prefix works) with optional @WEIGHT; repeatable (default tpcb-like)")
 	f.VarP(scriptFlag{list: &o.scripts}, "file", "f", "pgbench-language script FILE with optional @WEIGHT; repeatable")
 	f.IntVarP(&o.clients, "clients", "c", o.clients, "clients (connections)")
-	f.IntVarP(&o.threads, "threads", "j", o.threads, "client groups, each with its own arrival schedule at rate/threads")
+	f.IntVarP(&o.threads, "threads", "j", o.threads, "client threads (groups), each polling its clients' sockets with its own arrival schedule at rate/threads; 0 = min(clients, CPUs)")
 	f.Float64VarP(&o.rate, "rate", "R", 0, "open model: target transactions per second (all clients together)")
 	f.BoolVar(&o.closed, "closed", false, "closed model: each client runs its next transaction when the last ends")
 	f.StringVar(&o.arrival, "arrival", o.arrival, `open model: arrival process, "poisson" or "uniform"`)
@@ -277,10 +277,15 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 	if o.clients < 1 {
 		return nil, fmt.Errorf("invalid --clients %d: at least 1 client is needed", o.clients)
 	}
-	if o.threads < 1 {
-		return nil, fmt.Errorf("invalid --threads %d: at least 1 is needed", o.threads)
+	if o.threads < 0 {
+		return nil, fmt.Errorf("invalid --threads %d: give at least 1, or 0 for one per CPU", o.threads)
 	}
 	p.threads = o.threads
+	if p.threads == 0 {
+		// One thread per CPU at most: a single thread polling every client
+		// would cap the load generator at one core.
+		p.threads = min(o.clients, runtime.NumCPU())
+	}
 	if p.threads > o.clients {
 		p.threads = o.clients
 		p.warnings = append(p.warnings, fmt.Sprintf("--threads %d is more than --clients %d; using %d threads", o.threads, o.clients, p.threads))
