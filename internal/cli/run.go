@@ -23,6 +23,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/localpg"
 	"github.com/pgtrial/pgtrial/internal/metrics"
+	"github.com/pgtrial/pgtrial/internal/pgbenchfmt"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/script"
@@ -48,6 +49,7 @@ type runOptions struct {
 	defines         []string
 	seed            string
 	perCommand      bool
+	txlog           bool
 	interval        durationFlag
 	runDir          string
 	json            bool
@@ -206,6 +208,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.StringArrayVarP(&o.defines, "define", "D", nil, "script variable NAME=VALUE; repeatable")
 	f.StringVar(&o.seed, "random-seed", "", `seed of the random streams: an unsigned integer, "time" or "rand" (default: time); recorded in events.jsonl`)
 	f.BoolVarP(&o.perCommand, "report-per-command", "r", false, "also report per-command latency, failures and retries")
+	f.BoolVar(&o.txlog, "txlog", false, "also log every transaction in pgbench's -l format, in the run directory's txlog/")
 	f.Var(&o.interval, "interval", "length of the recorded intervals (timeline rows, histograms, status line)")
 	f.StringVar(&o.runDir, "run-dir", "", "run directory (default ./pgtrial-runs/<time>-<workload>)")
 	f.BoolVar(&o.json, "json", false, "print the summary as JSON on stdout (nothing else goes to stdout)")
@@ -702,6 +705,22 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		OnNotice: func(n *pgconn.Notice) {
 			logger.Info(fmt.Sprintf("%s: %s", n.Severity, n.Message))
 		},
+	}
+	if o.txlog {
+		logs, err := openRunTxLogs(dirPath, o, plan.threads, streams)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			for _, l := range logs {
+				if err := l.Close(); err != nil {
+					out.println("pgtrial: warning: " + err.Error())
+				}
+			}
+		}()
+		cfg.OnTx = func(client, group int, txNo int64, tx *metrics.Tx, end time.Time) {
+			logs[group].Log(client, txNo, tx, end)
+		}
 	}
 	if o.transactions == 0 {
 		cfg.Duration = o.warmup.d + o.duration.d
@@ -1240,4 +1259,36 @@ func failedBy(m map[string]int64) string {
 		return ""
 	}
 	return " [" + strings.Join(parts, ", ") + "]"
+}
+
+// openRunTxLogs opens --txlog's per-thread logs, DIR/txlog/pgtrial_log.PID
+// (thread 0) and .PID.T, in pgbench's -l format: the lag column under a
+// rate, the retries column when --max-tries is not 1, failures by class.
+func openRunTxLogs(dir string, o *runOptions, threads int, streams prng.Streams) ([]*pgbenchfmt.TxLog, error) {
+	if err := os.MkdirAll(filepath.Join(dir, "txlog"), 0o755); err != nil {
+		return nil, fmt.Errorf("--txlog: %w", err)
+	}
+	opts := &pgbenchfmt.Options{
+		Rate:             o.rate,
+		MaxTries:         uint32(o.maxTries),
+		FailuresDetailed: true,
+		LatencyLimit:     int64(o.latencyLimit.d / time.Microsecond),
+		ContinueOnError:  o.continueOnError,
+	}
+	if o.closed {
+		opts.Rate = 0
+	}
+	var logs []*pgbenchfmt.TxLog
+	for t := 0; t < threads; t++ {
+		sample := streams.Threads[t].Sample
+		l, err := pgbenchfmt.OpenTxLog(filepath.Join(dir, "txlog", "pgtrial_log"), os.Getpid(), t, opts, &sample)
+		if err != nil {
+			for _, l := range logs {
+				l.Close()
+			}
+			return nil, fmt.Errorf("--txlog: %w", err)
+		}
+		logs = append(logs, l)
+	}
+	return logs, nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"syscall"
@@ -132,7 +133,7 @@ func TestRunClosed(t *testing.T) {
 	if s.TargetRate != 0 || s.Total.Lag.Max != 0 {
 		t.Errorf("closed model: target %v, lag max %v; want 0", s.TargetRate, s.Total.Lag.Max)
 	}
-	if m := run.Model; m.Kind != results.ModelClosed || m.Clients != 2 || m.Threads != 1 || m.Rate != 0 || m.DurationS != 2 {
+	if m := run.Model; m.Kind != results.ModelClosed || m.Clients != 2 || m.Threads != min(2, runtime.NumCPU()) || m.Rate != 0 || m.DurationS != 2 {
 		t.Errorf("model: %+v", m)
 	}
 	if run.Interrupted || run.Aborted || len(run.Warnings) != 0 {
@@ -547,4 +548,35 @@ func buildRunTestBinary(t *testing.T) string {
 		t.Fatalf("go build ./cmd/pgtrial: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// TestRunTxlog: --txlog writes every transaction in pgbench's -l format,
+// one file per thread, in the run directory.
+func TestRunTxlog(t *testing.T) {
+	url := runTestDB(t)
+	t.Chdir(t.TempDir())
+	out, _ := mustRun(t, 0, "run", url, "--rate", "300", "-T", "1s", "--warmup", "0s", "-c", "2", "-j", "2", "-b", "select-only", "--txlog")
+	dir := runDirFrom(t, out)
+	run, _ := checkRunDir(t, dir)
+	files, err := filepath.Glob(filepath.Join(dir, "txlog", "pgtrial_log.*"))
+	if err != nil || len(files) != 2 {
+		t.Fatalf("txlog files %v (%v), want 2", files, err)
+	}
+	line := regexp.MustCompile(`^[01] \d+ \d+ 0 \d+ \d+ \d+$`) // client, tx, µs, script, epoch, µs, lag
+	var n int64
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			if !line.MatchString(l) {
+				t.Errorf("%s: line %q is not pgbench's -l format under a rate", f, l)
+			}
+			n++
+		}
+	}
+	if n != run.Summary.Total.Committed {
+		t.Errorf("%d logged transactions, %d committed", n, run.Summary.Total.Committed)
+	}
 }

@@ -72,15 +72,16 @@ func (c *fdConn) opError(op string, err error) error {
 	return &net.OpError{Op: op, Net: c.remote.Network(), Addr: c.remote, Err: err}
 }
 
-// rawRead and rawWrite are read(2) and write(2) without telling the Go
-// scheduler: on a non-blocking socket they never block, so the
-// entersyscall/exitsyscall bookkeeping (and sysmon retaking the P of a
-// thread "in a syscall") would be pure cost.
+// rawRead and rawWrite are recvfrom(2) and sendto(2) (as libpq uses: they
+// skip the VFS layer of read/write) without telling the Go scheduler: on a
+// non-blocking socket they never block, so the entersyscall/exitsyscall
+// bookkeeping would be pure cost. MSG_NOSIGNAL: a closed peer is an EPIPE
+// error, not a SIGPIPE.
 func rawRead(fd int, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	n, _, e := syscall.RawSyscall6(syscall.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), 0, 0, 0)
 	if e != 0 {
 		return 0, e
 	}
@@ -91,7 +92,7 @@ func rawWrite(fd int, p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	n, _, e := syscall.RawSyscall6(syscall.SYS_SENDTO, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), syscall.MSG_NOSIGNAL, 0, 0)
 	if e != 0 {
 		return 0, e
 	}

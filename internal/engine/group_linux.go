@@ -2,7 +2,6 @@ package engine
 
 import (
 	"iter"
-	"runtime"
 	"syscall"
 	"unsafe"
 
@@ -27,10 +26,17 @@ type wait struct {
 // wait; then one ppoll(2) over the group's sockets, with the nearest wake-up
 // time as its timeout (ns resolution; the thread's timer slack is 1 µs),
 // tells which clients to resume.
+//
+// The loop goroutine is not locked to its thread. The ppoll is a raw
+// system call (see rawPpoll), so the scheduler sees a goroutine that runs
+// for long and preempts it every 10 ms; a locked goroutine is then handed
+// back to its thread through two futex wake-ups and P handoffs, which on a
+// busy machine delayed intended starts by milliseconds (open-model lag p99
+// 6 ms), while an unlocked one simply goes on, usually on the same thread.
+// The timer slack is per thread, so it is set again whenever the loop finds
+// itself on another thread.
 func (e *engine) runGroup(clients []*client) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	setTimerSlack()
+	tid := 0
 
 	type co struct {
 		c    *client
@@ -106,6 +112,10 @@ func (e *engine) runGroup(clients []*client) {
 			t := unix.NsecToTimespec(timeout * 1000)
 			ts = &t
 		}
+		if t := gettid(); t != tid {
+			setTimerSlack()
+			tid = t
+		}
 		for rawPpoll(pfds, ts) == syscall.EINTR {
 		}
 		now = e.now()
@@ -170,10 +180,11 @@ func newStopPipe() (r, w int, err error) {
 // rawPpoll is ppoll(2) without telling the Go scheduler. The loop's thread
 // keeps its P while it waits (GOMAXPROCS has one per group plus two, so
 // other goroutines run elsewhere): with an ordinary system call, sysmon
-// polled every 20 µs and handed the P of a thread "in a syscall" to another
-// thread, which cost more CPU than the transactions. A preemption signal
-// (every 10 ms for a G that looks long-running, and for GC) interrupts the
-// wait with EINTR; the caller polls again.
+// retook the P of a thread "in a syscall" every 10 ms and then polled every
+// 20 µs for a millisecond, which showed in the client's CPU per
+// transaction. A preemption signal (every 10 ms for a goroutine that looks
+// long-running, and for GC) interrupts the wait with EINTR; the caller
+// polls again.
 func rawPpoll(fds []unix.PollFd, ts *unix.Timespec) syscall.Errno {
 	var p unsafe.Pointer
 	if len(fds) > 0 {
@@ -181,4 +192,10 @@ func rawPpoll(fds []unix.PollFd, ts *unix.Timespec) syscall.Errno {
 	}
 	_, _, e := syscall.RawSyscall6(unix.SYS_PPOLL, uintptr(p), uintptr(len(fds)), uintptr(unsafe.Pointer(ts)), 0, 0, 0)
 	return e
+}
+
+// gettid is the calling thread's id.
+func gettid() int {
+	t, _, _ := syscall.RawSyscall(syscall.SYS_GETTID, 0, 0, 0)
+	return int(t)
 }
