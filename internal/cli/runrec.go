@@ -76,7 +76,7 @@ type runRecorderConfig struct {
 type runTick struct {
 	Phase    string            // results.PhaseWarmup or results.PhaseMeasure
 	Elapsed  time.Duration     // bench start → end of the interval
-	Interval *metrics.Interval // this interval
+	Interval *metrics.Interval // this interval; valid only during the callback (it is recycled)
 	Run      *metrics.Stats    // everything so far, both phases
 	Final    bool              // the last interval (from Stop)
 }
@@ -192,6 +192,8 @@ func (r *runRecorder) tick(sched, now time.Time, final bool) {
 	if r.cfg.OnInterval != nil {
 		r.cfg.OnInterval(&runTick{Phase: phase, Elapsed: now.Sub(r.bench), Interval: iv, Run: &r.all, Final: final})
 	}
+	// Everything above copied what it needed: the next tick refills iv.
+	r.cfg.Set.Recycle(iv)
 }
 
 // firstErrors writes an event for each failure class seen for the first

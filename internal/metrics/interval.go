@@ -99,20 +99,6 @@ func mergeHist(dst **hdrhistogram.Histogram, src *hdrhistogram.Histogram) {
 	(*dst).Merge(src)
 }
 
-// clone returns a deep copy.
-func (h *Hists) clone() Hists {
-	c := Hists{Stats: h.Stats}
-	if h.Response != nil {
-		c.Response = h.Response.Clone()
-	}
-	if h.Service != nil {
-		c.Service = h.Service.Clone()
-	}
-	if h.Lag != nil {
-		c.Lag = h.Lag.Clone()
-	}
-	return c
-}
 
 // Interval is everything recorded between two ticks, or, merged, over a
 // phase. Its owner may modify it; Tick never touches an Interval it returned.
@@ -132,6 +118,28 @@ func NewInterval(l Layout) *Interval {
 	}
 	iv.Commands = newCommandStats(l.Commands)
 	return iv
+}
+
+// reset empties iv for reuse, keeping its histograms.
+func (iv *Interval) reset(start, end time.Time) {
+	iv.Start, iv.End = start, end
+	for i := range iv.Scripts {
+		iv.Scripts[i].reset()
+	}
+	iv.Total.reset()
+	for _, cs := range iv.Commands {
+		clear(cs)
+	}
+}
+
+// reset empties h, keeping its histograms.
+func (h *Hists) reset() {
+	h.Stats = Stats{}
+	for _, x := range []*hdrhistogram.Histogram{h.Response, h.Service, h.Lag} {
+		if x != nil {
+			x.Reset()
+		}
+	}
 }
 
 func newCommandStats(commands []int) [][]CommandStats {

@@ -387,3 +387,26 @@ func BenchmarkTick(b *testing.B) {
 		})
 	}
 }
+
+// A recycled Interval is refilled by the next Tick: nothing of the previous
+// interval remains, and its histograms are reused, not reallocated.
+func TestTickRecycle(t *testing.T) {
+	s := NewSet(1, Layout{Scripts: 2, Commands: []int{2, 1}})
+	r := s.Recorder(0)
+	r.Record(&Tx{Script: 0, Outcome: Committed, Tries: 1, Response: 100, Service: 100})
+	r.Record(&Tx{Script: 1, Outcome: Committed, Tries: 1, Response: 300, Service: 300})
+	r.CommandDone(0, 1, 50)
+	t0 := time.Now()
+	first := s.Tick(t0, t0.Add(time.Second))
+	hist := first.Scripts[0].Response
+	s.Recycle(first)
+	r.Record(&Tx{Script: 0, Outcome: Committed, Tries: 1, Response: 200, Service: 200})
+	second := s.Tick(t0.Add(time.Second), t0.Add(2*time.Second))
+	if second != first || second.Scripts[0].Response != hist {
+		t.Fatal("the recycled interval was not reused")
+	}
+	if second.Total.Stats.Count != 1 || second.Scripts[1].Stats.Count != 0 || second.Total.Response.TotalCount() != 1 ||
+		Quantile(second.Total.Response, 1) != 200 || second.Commands[0][1].Elapsed.N != 0 || !second.Start.Equal(t0.Add(time.Second)) {
+		t.Errorf("recycled interval not emptied: total %+v, script 1 %+v, commands %+v", second.Total.Stats, second.Scripts[1].Stats, second.Commands)
+	}
+}
