@@ -246,10 +246,20 @@ func TestRunRecorderBoundary(t *testing.T) {
 		t.Fatal(err)
 	}
 	set := newTestSet(1)
-	var ticks []*runTick
+	// What the callback saw: the Interval itself is recycled after it.
+	type seen struct {
+		phase      string
+		start, end time.Time
+		count      int64
+		final      bool
+		failed     int64
+	}
+	var ticks []seen
 	rec := newRunRecorder(runRecorderConfig{
 		Set: set, Dir: dir, ScriptNames: []string{"s"}, Interval: 100 * time.Millisecond, Warmup: 250 * time.Millisecond,
-		OnInterval: func(t *runTick) { ticks = append(ticks, t) },
+		OnInterval: func(t *runTick) {
+			ticks = append(ticks, seen{t.Phase, t.Interval.Start, t.Interval.End, t.Interval.Total.Stats.Count, t.Final, t.Run.Failed()})
+		},
 	})
 	start := time.Now()
 	rec.Start(start, start)
@@ -272,21 +282,20 @@ func TestRunRecorderBoundary(t *testing.T) {
 	var warmTx, measTx int64
 	sawBoundary := false
 	for _, tk := range ticks {
-		iv := tk.Interval
-		n := iv.Total.Stats.Count
-		switch tk.Phase {
+		n := tk.count
+		switch tk.phase {
 		case results.PhaseWarmup:
 			warmTx += n
-			if iv.End.Sub(boundary) > 200*time.Millisecond {
-				t.Errorf("warm-up interval ends %v after the warm-up", iv.End.Sub(boundary))
+			if tk.end.Sub(boundary) > 200*time.Millisecond {
+				t.Errorf("warm-up interval ends %v after the warm-up", tk.end.Sub(boundary))
 			}
-			if iv.End.Sub(boundary) >= 0 {
+			if tk.end.Sub(boundary) >= 0 {
 				sawBoundary = true
 			}
 		default:
 			measTx += n
-			if iv.Start.Before(boundary) {
-				t.Errorf("measure interval starts %v before the warm-up's end", boundary.Sub(iv.Start))
+			if tk.start.Before(boundary) {
+				t.Errorf("measure interval starts %v before the warm-up's end", boundary.Sub(tk.start))
 			}
 		}
 	}
@@ -296,7 +305,7 @@ func TestRunRecorderBoundary(t *testing.T) {
 	if warmTx+measTx != int64(committed) || measure.Total.Stats.Count != measTx || warmTx == 0 || measTx == 0 {
 		t.Errorf("recorded %d, warm-up %d, measure %d, accumulated %d", committed, warmTx, measTx, measure.Total.Stats.Count)
 	}
-	if !ticks[len(ticks)-1].Final || ticks[len(ticks)-1].Run.Failed() != 1 {
+	if !ticks[len(ticks)-1].final || ticks[len(ticks)-1].failed != 1 {
 		t.Errorf("last tick: %+v", ticks[len(ticks)-1])
 	}
 	ph := rec.Phases()
