@@ -259,7 +259,7 @@ func (c *client) run() {
 		// START_TX
 		now := e.now()
 		if c.conn == nil || c.conn.broken {
-			if !c.connect(now) {
+			if !c.connect() {
 				if cfg.Reconnect && !c.done() {
 					c.record(metrics.FailedConnection, 0)
 					if cfg.Transactions > 0 && c.cnt >= cfg.Transactions {
@@ -374,7 +374,7 @@ func (c *client) run() {
 }
 
 // connect makes the client's connection (under -C, or after a loss).
-func (c *client) connect(now int64) bool {
+func (c *client) connect() bool {
 	e := c.e
 	t0 := time.Now()
 	conn, err := dial(context.Background(), e.cfg.Conn, e.ncmds, e.cfg.OnNotice, c.waiter())
