@@ -39,19 +39,8 @@ fi
 command -v pgbench >/dev/null || { echo "pgbench not found in PATH" >&2; exit 1; }
 command -v psql >/dev/null || { echo "psql not found in PATH" >&2; exit 1; }
 
-# dburl URL DB: the same server, another database (URL or key=value form).
-dburl() {
-	local u=$1 db=$2
-	if [[ $u == postgres://* || $u == postgresql://* ]]; then
-		local q=""
-		[[ $u == *\?* ]] && q="?${u#*\?}" && u=${u%%\?*}
-		local rest=${u#*://}
-		if [[ $rest == */* ]]; then u="${u%/*}/$db"; else u="$u/$db"; fi
-		echo "$u$q"
-	else
-		echo "$u dbname=$db"
-	fi
-}
+# shellcheck source=bench/lib.sh
+. "$root/bench/lib.sh"
 
 admin=$(dburl "${url:-dbname=postgres}" postgres)
 pgb=$(dburl "${url:-}" bench_pgbench)

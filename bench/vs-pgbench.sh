@@ -76,19 +76,8 @@ if [ -z "$url" ]; then
 	url=$("$bin" local url)
 fi
 
-# dburl URL DB: the same server, another database (URL or key=value form).
-dburl() {
-	local u=$1 db=$2
-	if [[ $u == postgres://* || $u == postgresql://* ]]; then
-		local q=""
-		[[ $u == *\?* ]] && q="?${u#*\?}" && u=${u%%\?*}
-		local rest=${u#*://}
-		if [[ $rest == */* ]]; then u="${u%/*}/$db"; else u="$u/$db"; fi
-		echo "$u$q"
-	else
-		echo "$u dbname=$db"
-	fi
-}
+# shellcheck source=bench/lib.sh
+. "$root/bench/lib.sh"
 
 # Loopback only: the host named in the URL (none means libpq's unix socket), then where
 # the server says we are connected (inet_server_addr() is NULL over a unix socket).

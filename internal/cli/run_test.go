@@ -437,7 +437,7 @@ func TestRunDurationFlag(t *testing.T) {
 // writes everything so far and marks the run interrupted (exit 2).
 func TestRunInterrupt(t *testing.T) {
 	url := withPassword(t, runTestDB(t))
-	bin := buildRunTestBinary(t)
+	bin := pgtest.BuildPgtrial(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(bin, "run", url, "--rate", "100", "-T", "30s", "--warmup", "0s", "-c", "2", "-b", "select-only", "--run-dir", dir)
 	var stdout, stderr bytes.Buffer
@@ -541,22 +541,6 @@ func assertNoPassword(t *testing.T, dir, output string) {
 			t.Errorf("the password is in %s", name)
 		}
 	}
-}
-
-// buildRunTestBinary builds cmd/pgtrial for tests that signal a process.
-func buildRunTestBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "pgtrial")
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goCmd); err != nil {
-		goCmd = "go"
-	}
-	cmd := exec.Command(goCmd, "build", "-o", bin, "./cmd/pgtrial")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/pgtrial: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // TestRunTxlog: --txlog writes every transaction in pgbench's -l format,

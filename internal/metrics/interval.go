@@ -99,9 +99,9 @@ func mergeHist(dst **hdrhistogram.Histogram, src *hdrhistogram.Histogram) {
 	(*dst).Merge(src)
 }
 
-
 // Interval is everything recorded between two ticks, or, merged, over a
-// phase. Its owner may modify it; Tick never touches an Interval it returned.
+// phase. Its owner may modify it; Tick never touches an Interval it returned
+// unless the owner hands it back with Set.Recycle.
 type Interval struct {
 	Start, End time.Time
 	Scripts    []Hists          // per script

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -106,7 +105,7 @@ func TestPgbenchConformance(t *testing.T) {
 	}
 	sort.SliceStable(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
 
-	bin := buildPgtrial(t)
+	bin := pgtest.BuildPgtrial(t)
 	base := scratchBase(t)
 	var res conformance
 	type failure struct {
@@ -173,22 +172,6 @@ func TestPgbenchConformance(t *testing.T) {
 	}
 	t.Log(summary)
 	fmt.Println(summary)
-}
-
-// buildPgtrial builds the command once for all cases.
-func buildPgtrial(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "pgtrial")
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goCmd); err != nil {
-		goCmd = "go"
-	}
-	cmd := exec.Command(goCmd, "build", "-o", bin, "./cmd/pgtrial")
-	cmd.Dir = filepath.Join("..", "..")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/pgtrial: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // scratchBase is $BASEDIR: an absolute directory the server's OS user can reach

@@ -1,0 +1,42 @@
+package pgtest
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+)
+
+// BuildPgtrial builds cmd/pgtrial into a temporary directory and returns the
+// binary's path, for tests that run the command as a process (signals, exit
+// codes, the pgbench conformance cases). The module root is found by walking
+// up from the test's directory to go.mod.
+func BuildPgtrial(t testing.TB) string {
+	t.Helper()
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(root)
+		if parent == root {
+			t.Fatal("pgtest.BuildPgtrial: no go.mod above the test's directory")
+		}
+		root = parent
+	}
+	bin := filepath.Join(t.TempDir(), "pgtrial")
+	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(goCmd); err != nil {
+		goCmd = "go"
+	}
+	cmd := exec.Command(goCmd, "build", "-o", bin, "./cmd/pgtrial")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/pgtrial: %v\n%s", err, out)
+	}
+	return bin
+}
