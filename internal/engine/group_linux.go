@@ -2,15 +2,22 @@ package engine
 
 import (
 	"iter"
+	"runtime"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
 
-// groupLoops: on Linux each group of clients runs on one locked OS thread
-// (runGroup); elsewhere each client is a goroutine on Go's poller.
+// groupLoops: on Linux each group of clients runs as one goroutine polling
+// its sockets (runGroup); elsewhere each client is a goroutine on Go's poller.
 const groupLoops = true
+
+// Cadences of the group loop (engine µs); see runGroup.
+const (
+	yieldEvery    = 5000 // below sysmon's 10 ms preemption limit
+	tidCheckEvery = 1000
+)
 
 // wait is what a suspended client waits for: a socket to become readable
 // or writable (fd ≥ 0), or a time (until > 0, engine µs).
@@ -29,14 +36,19 @@ type wait struct {
 //
 // The loop goroutine is not locked to its thread. The ppoll is a raw
 // system call (see rawPpoll), so the scheduler sees a goroutine that runs
-// for long and preempts it every 10 ms; a locked goroutine is then handed
-// back to its thread through two futex wake-ups and P handoffs, which on a
-// busy machine delayed intended starts by milliseconds (open-model lag p99
+// for long; a locked goroutine is handed back to its thread through two
+// futex wake-ups and P handoffs whenever it is preempted, which on a busy
+// machine delayed intended starts by milliseconds (open-model lag p99
 // 6 ms), while an unlocked one simply goes on, usually on the same thread.
-// The timer slack is per thread, so it is set again whenever the loop finds
-// itself on another thread.
+// The loop yields (runtime.Gosched) every yieldEvery so that sysmon never
+// sees it running for its 10 ms limit: that preemption is a signal, which
+// interrupts ppoll (EINTR), wakes another thread and moves the loop to it.
+// The timer slack is per thread, so it is set again when the loop finds
+// itself on another thread (checked at most every tidCheckEvery, and only
+// before timed waits).
 func (e *engine) runGroup(clients []*client) {
-	tid := 0
+	tid, tidChecked := 0, int64(-tidCheckEvery)
+	yielded := e.now()
 
 	type co struct {
 		c    *client
@@ -112,13 +124,23 @@ func (e *engine) runGroup(clients []*client) {
 			t := unix.NsecToTimespec(timeout * 1000)
 			ts = &t
 		}
-		if t := gettid(); t != tid {
-			setTimerSlack()
-			tid = t
+		if ts != nil && now-tidChecked >= tidCheckEvery {
+			// The slack matters only for timed waits; gettid is a real
+			// system call, so it is not made on every poll.
+			if t := gettid(); t != tid {
+				setTimerSlack()
+				tid = t
+			}
+			tidChecked = now
 		}
 		for rawPpoll(pfds, ts) == syscall.EINTR {
 		}
 		now = e.now()
+		if now-yielded >= yieldEvery {
+			runtime.Gosched()
+			yielded = e.now()
+			tidChecked = yielded - tidCheckEvery // maybe on another thread now
+		}
 		for i, p := range pfds {
 			if p.Revents == 0 {
 				continue

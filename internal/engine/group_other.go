@@ -7,7 +7,7 @@ import (
 	"net"
 )
 
-// groupLoops: only Linux runs groups on locked threads with ppoll; here
+// groupLoops: only Linux runs groups as polling loops (ppoll); here
 // each client is a goroutine on Go's network poller.
 const groupLoops = false
 
