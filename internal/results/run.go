@@ -58,6 +58,12 @@ type Run struct {
 	Aborted         bool      `json:"aborted,omitempty"`
 	Warnings        []string  `json:"warnings,omitempty"`
 	Checks          []Check   `json:"checks,omitempty"`
+
+	// Written by the collectors (internal/collect); absent with --no-collect.
+	Collectors []string    `json:"collectors,omitempty"` // which ran: waits, statements, server, os
+	Server     *ServerInfo `json:"server,omitempty"`     // at the start of the run
+	Host       *Host       `json:"host,omitempty"`
+	Evidence   *Evidence   `json:"evidence,omitempty"` // over the measured window
 }
 
 // Tool is the program that measured.

@@ -1,0 +1,511 @@
+// Package collect records what the server and the machine did during a run,
+// on the run's clock (DESIGN.md §3, §6): wait events (waits.csv),
+// pg_stat_statements deltas (statements.csv), server counters (server.csv),
+// OS metrics (os.csv), checkpoint and autovacuum events (events.jsonl), and
+// at the start what the server and its host are (run.json).
+//
+// # One clock
+//
+// Every source samples on a grid anchored at Config.RunStart (the run's
+// StartedAt, the zero of timeline.csv's elapsed_s): t_k = RunStart + k·period.
+// A row describes the interval (t_{k-1}, t_k] and carries "time" = t_k (RFC
+// 3339, UTC, ms) and "elapsed_s" = t_k − RunStart, like timeline.csv, whose
+// intervals end at the bench start (RunStart + connection time, a few ms) +
+// k·interval: rows of all files join on elapsed_s to within that offset.
+//
+// # Never in the way
+//
+// Collectors use their own connections (application_name
+// "pgtrial-collector", which the wait sampler skips), never reset anyone's
+// statistics, and degrade instead of failing: a view that is missing or not
+// readable, a lost connection, a node_exporter that does not answer becomes a
+// warning (Collector.Warnings, run.json and an events.jsonl "collector"
+// event) and the rest of the run goes on. A source whose sample fails tries
+// again on its next tick (reconnecting when the connection was lost).
+package collect
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgtrial/pgtrial/internal/results"
+)
+
+// Kinds of collectors (the values of --collect).
+const (
+	KindWaits      = "waits"
+	KindStatements = "statements"
+	KindServer     = "server"
+	KindOS         = "os"
+)
+
+// AllKinds are the collectors in the order they are listed.
+var AllKinds = []string{KindWaits, KindStatements, KindServer, KindOS}
+
+// ApplicationName is what the collectors' connections call themselves; the
+// wait sampler leaves these sessions out of its counts.
+const ApplicationName = "pgtrial-collector"
+
+// Wait sources (--wait-source).
+const (
+	WaitSourceAuto     = "auto"             // pg_wait_sampling when installed in the target database, else activity
+	WaitSourceActivity = "activity"         // sample pg_stat_activity
+	WaitSourceProfile  = "pg_wait_sampling" // deltas of pg_wait_sampling_profile
+)
+
+// EventSink receives events for events.jsonl (results.Dir implements it).
+type EventSink interface {
+	Event(e results.Event) error
+}
+
+// Config says what to collect and where to write it.
+type Config struct {
+	// ConnString is the target server and database (URL or key=value). The
+	// collectors open their own connections to it with ApplicationName.
+	ConnString string
+	// Dir is the run directory the CSV files are written into.
+	Dir string
+	// RunStart anchors the sampling grid and is the zero of elapsed_s.
+	RunStart time.Time
+	// Interval is the period of server and OS samples and of the waits
+	// rows (default 1 s).
+	Interval time.Duration
+	// WaitInterval is the period of pg_stat_activity samples (default
+	// 100 ms, 10 ms to 1 s); WaitSource chooses the wait source.
+	WaitInterval time.Duration
+	WaitSource   string
+	// Kinds are the collectors to run (AllKinds when empty).
+	Kinds []string
+	// Local says the server runs on this machine (loopback or a unix
+	// socket): OS metrics come from /proc. Otherwise they come from
+	// NodeExporter (a node_exporter's metrics URL), or are not collected.
+	Local        bool
+	NodeExporter string
+	// Tables are the workload's tables whose sizes go into run.json
+	// (ServerInfo.Tables); empty: the pgbench_* tables that exist.
+	Tables []string
+	// Events receives checkpoint, autovacuum and collector events (may be
+	// nil).
+	Events EventSink
+}
+
+// Collector runs the sources of a run.
+type Collector struct {
+	cfg     Config
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	sources []runningSource
+	stmts   *statements // nil without the statements collector
+
+	server *results.ServerInfo
+	host   *results.Host
+
+	mu       sync.Mutex
+	warnings []string
+	stopped  bool
+}
+
+type runningSource struct {
+	kind string
+	src  source
+}
+
+// source is one collector. sample is called on the source's grid (every
+// period() from RunStart) with the grid time t it was due at (never
+// earlier; later when the machine is busy: sources compute rates from the
+// real time between their reads, not from the period); it reads and appends
+// the row(s) for the interval ending at t, flushed to the OS. close flushes
+// and closes the source's files and connection.
+type source interface {
+	period() time.Duration
+	sample(ctx context.Context, t time.Time) error
+	close() error
+}
+
+// Start reads the server and host information, then starts every source
+// the configuration asks for. A source that cannot start (a missing
+// extension, a view the role may not read) is left out with a warning; Start
+// fails only when the server cannot be reached at all.
+func Start(ctx context.Context, cfg Config) (*Collector, error) {
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	if cfg.WaitInterval <= 0 {
+		cfg.WaitInterval = 100 * time.Millisecond
+	}
+	if cfg.WaitInterval < 10*time.Millisecond || cfg.WaitInterval > time.Second {
+		return nil, fmt.Errorf("wait sampling interval %v: must be between 10ms and 1s", cfg.WaitInterval)
+	}
+	if cfg.WaitSource == "" {
+		cfg.WaitSource = WaitSourceAuto
+	}
+	switch cfg.WaitSource {
+	case WaitSourceAuto, WaitSourceActivity, WaitSourceProfile:
+	default:
+		return nil, fmt.Errorf("wait source %q: want %s, %s or %s", cfg.WaitSource, WaitSourceAuto, WaitSourceActivity, WaitSourceProfile)
+	}
+	if len(cfg.Kinds) == 0 {
+		cfg.Kinds = AllKinds
+	}
+	for _, k := range cfg.Kinds {
+		if !slices.Contains(AllKinds, k) {
+			return nil, fmt.Errorf("collector %q: want some of %s", k, strings.Join(AllKinds, ","))
+		}
+	}
+	if cfg.RunStart.IsZero() {
+		cfg.RunStart = time.Now()
+	}
+
+	c := &Collector{cfg: cfg}
+	conn, err := connect(ctx, cfg.ConnString)
+	if err != nil {
+		return nil, fmt.Errorf("collectors: %w", err)
+	}
+	c.server, err = readServerInfo(ctx, conn, cfg.Tables)
+	conn.Close(context.Background())
+	if err != nil {
+		c.warn("server information: %v", err)
+	}
+	c.host, err = readHost(ctx, cfg.Local, cfg.NodeExporter)
+	if err != nil {
+		c.warn("host information: %v", err)
+	}
+
+	for _, k := range cfg.Kinds {
+		var src source
+		var err error
+		switch k {
+		case KindWaits:
+			src, err = newWaits(ctx, &c.cfg, c.warn)
+		case KindStatements:
+			c.stmts, err = newStatements(ctx, &c.cfg, c.warn)
+			if err == nil {
+				src = c.stmts
+			} else {
+				c.stmts = nil
+			}
+		case KindServer:
+			src, err = newServer(ctx, &c.cfg, c.warn)
+		case KindOS:
+			src, err = newOSStats(ctx, &c.cfg, c.warn)
+		}
+		if err != nil {
+			c.warn("%s collector not started: %v", k, err)
+			continue
+		}
+		if src != nil {
+			c.sources = append(c.sources, runningSource{kind: k, src: src})
+		}
+	}
+
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	c.cancel = cancel
+	for _, s := range c.sources {
+		if s.src.period() <= 0 {
+			continue // sampled only at marks (statements)
+		}
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.loop(runCtx, s)
+		}()
+	}
+	return c, nil
+}
+
+// loop samples s on its grid until ctx is cancelled. Grid points already
+// passed when a sample returns are skipped (no burst of catch-up samples).
+func (c *Collector) loop(ctx context.Context, s runningSource) {
+	p := s.src.period()
+	next := c.cfg.RunStart.Add(p)
+	for {
+		if now := time.Now(); next.Before(now) {
+			// Skip grid points already passed, keep the grid.
+			next = next.Add(now.Sub(next).Truncate(p))
+		}
+		t := time.NewTimer(time.Until(next))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		if err := s.src.sample(ctx, next); err != nil && ctx.Err() == nil {
+			c.warn("%s: %v", s.kind, err)
+		}
+		next = next.Add(p)
+	}
+}
+
+// Kinds are the collectors that are running.
+func (c *Collector) Kinds() []string {
+	var ks []string
+	for _, s := range c.sources {
+		ks = append(ks, s.kind)
+	}
+	return ks
+}
+
+// Server is the server information read at the start (nil when it could
+// not be read).
+func (c *Collector) Server() *results.ServerInfo { return c.server }
+
+// Host is the host information read at the start (nil when unknown).
+func (c *Collector) Host() *results.Host { return c.host }
+
+// Mark takes the pg_stat_statements snapshot that starts phase (the
+// measured window starts with results.PhaseMeasure): statements.csv holds
+// the deltas per phase, from its mark to the next one (or to Stop). A
+// no-op without the statements collector.
+func (c *Collector) Mark(ctx context.Context, phase string, t time.Time) {
+	if c.stmts == nil {
+		return
+	}
+	if err := c.stmts.mark(ctx, phase, t); err != nil {
+		c.warn("statements: %v", err)
+	}
+}
+
+// Stop ends the sampling loops, takes the last statements snapshot (at
+// end, the end of the run) and closes every source. It returns the
+// warnings so far; it may be called once.
+func (c *Collector) Stop(ctx context.Context, end time.Time) []string {
+	c.mu.Lock()
+	if c.stopped {
+		c.mu.Unlock()
+		return c.Warnings()
+	}
+	c.stopped = true
+	c.mu.Unlock()
+	c.cancel()
+	c.wg.Wait()
+	if c.stmts != nil {
+		if err := c.stmts.finish(ctx, end); err != nil {
+			c.warn("statements: %v", err)
+		}
+	}
+	for _, s := range c.sources {
+		if err := s.src.close(); err != nil {
+			c.warn("%s: %v", s.kind, err)
+		}
+	}
+	return c.Warnings()
+}
+
+// Warnings are the distinct warnings so far.
+func (c *Collector) Warnings() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.warnings)
+}
+
+// warn records a warning once (the same text again is dropped, so a source
+// failing every second warns once) and writes it as a "collector" event.
+func (c *Collector) warn(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	c.mu.Lock()
+	if slices.Contains(c.warnings, msg) {
+		c.mu.Unlock()
+		return
+	}
+	c.warnings = append(c.warnings, msg)
+	c.mu.Unlock()
+	if c.cfg.Events != nil {
+		c.cfg.Events.Event(results.Event{Kind: results.EventCollector, Message: msg})
+	}
+}
+
+// warnFunc is how sources report a degradation that does not fail a sample
+// (a column missing in this version, a second source unavailable).
+type warnFunc func(format string, args ...any)
+
+// connect opens a collector connection to connString, named
+// ApplicationName, with a 10 s connect timeout and no statement timeout
+// changes.
+func connect(ctx context.Context, connString string) (*pgx.Conn, error) {
+	cc, err := pgx.ParseConfig(connString)
+	if err != nil {
+		return nil, fmt.Errorf("connection string: %w", err)
+	}
+	cc.RuntimeParams["application_name"] = ApplicationName
+	if cc.ConnectTimeout == 0 || cc.ConnectTimeout > 10*time.Second {
+		cc.ConnectTimeout = 10 * time.Second
+	}
+	conn, err := pgx.ConnectConfig(ctx, cc)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	return conn, nil
+}
+
+// lazyConn is a source's connection, reopened on the next use after it was
+// lost.
+type lazyConn struct {
+	connString string
+	conn       *pgx.Conn
+}
+
+// get returns the connection, connecting when there is none or the last one
+// was closed (by an error, a server restart, …).
+func (l *lazyConn) get(ctx context.Context) (*pgx.Conn, error) {
+	if l.conn != nil && !l.conn.IsClosed() {
+		return l.conn, nil
+	}
+	conn, err := connect(ctx, l.connString)
+	if err != nil {
+		return nil, err
+	}
+	l.conn = conn
+	return conn, nil
+}
+
+// close closes the connection, if any.
+func (l *lazyConn) close() {
+	if l.conn != nil {
+		l.conn.Close(context.Background())
+		l.conn = nil
+	}
+}
+
+// timeFormat is RFC 3339 with milliseconds, UTC (as timeline.csv).
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// csvFile is a CSV file written row by row and flushed to the OS after each
+// batch of rows (an interrupted run keeps every complete row).
+type csvFile struct {
+	f *os.File
+	w *csv.Writer
+}
+
+// createCSV creates dir/name with the header row. It refuses an existing
+// file (a run directory is written once).
+func createCSV(dir, name string, header []string) (*csvFile, error) {
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", name, err)
+	}
+	c := &csvFile{f: f, w: csv.NewWriter(f)}
+	if err := c.write(header); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return c, c.flush()
+}
+
+func (c *csvFile) write(row []string) error {
+	if err := c.w.Write(row); err != nil {
+		return fmt.Errorf("write %s: %w", c.f.Name(), err)
+	}
+	return nil
+}
+
+// flush hands the buffered rows to the OS.
+func (c *csvFile) flush() error {
+	c.w.Flush()
+	if err := c.w.Error(); err != nil {
+		return fmt.Errorf("write %s: %w", c.f.Name(), err)
+	}
+	return nil
+}
+
+// close flushes, fsyncs and closes the file.
+func (c *csvFile) close() error {
+	errs := []error{c.flush()}
+	if err := c.f.Sync(); err != nil {
+		errs = append(errs, fmt.Errorf("sync %s: %w", c.f.Name(), err))
+	}
+	if err := c.f.Close(); err != nil {
+		errs = append(errs, fmt.Errorf("close %s: %w", c.f.Name(), err))
+	}
+	return errors.Join(errs...)
+}
+
+// csvTable is a CSV file read back: columns by name.
+type csvTable struct {
+	cols map[string]int
+	rows [][]string
+}
+
+// readCSV reads dir/name. A last line cut short by a crash (no final
+// newline, or fewer fields than the header) is left out.
+func readCSV(dir, name string) (*csvTable, error) {
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	if i := strings.LastIndexByte(string(data), '\n'); i >= 0 {
+		data = data[:i+1]
+	} else {
+		data = nil
+	}
+	r := csv.NewReader(strings.NewReader(string(data)))
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	t := &csvTable{cols: map[string]int{}}
+	if len(recs) == 0 {
+		return t, nil
+	}
+	for i, h := range recs[0] {
+		t.cols[h] = i
+	}
+	for _, rec := range recs[1:] {
+		if len(rec) == len(recs[0]) {
+			t.rows = append(t.rows, rec)
+		}
+	}
+	return t, nil
+}
+
+// str is row's value of column name ("" when the file has no such column:
+// files written by an older pgtrial stay readable).
+func (t *csvTable) str(row []string, name string) string {
+	i, ok := t.cols[name]
+	if !ok {
+		return ""
+	}
+	return row[i]
+}
+
+// int is row's integer in column name (0 when absent or empty).
+func (t *csvTable) int(row []string, name string) int64 {
+	v, _ := strconv.ParseInt(t.str(row, name), 10, 64)
+	return v
+}
+
+// float is row's number in column name (0 when absent or empty).
+func (t *csvTable) float(row []string, name string) float64 {
+	v, _ := strconv.ParseFloat(t.str(row, name), 64)
+	return v
+}
+
+// time is row's "time" column.
+func (t *csvTable) time(row []string) time.Time {
+	v, _ := time.Parse(time.RFC3339Nano, t.str(row, "time"))
+	return v
+}
+
+// rowTime formats the "time" and "elapsed_s" columns of the row ending at t.
+func rowTime(runStart, t time.Time) (string, string) {
+	return t.UTC().Format(timeFormat), strconv.FormatFloat(t.Sub(runStart).Seconds(), 'f', 3, 64)
+}
+
+// inWindow says whether a row ending at t belongs to the window (from, to]:
+// its interval ends after from and no later than to plus a tolerance of
+// half a period (the last row is taken at or just after the run's end).
+func inWindow(t, from, to time.Time, period time.Duration) bool {
+	return t.After(from.Add(period/2)) && !t.After(to.Add(period/2))
+}
