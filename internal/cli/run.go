@@ -55,6 +55,7 @@ type runOptions struct {
 	json            bool
 	quiet           bool
 	continueOnError bool
+	collect         collectOptions
 }
 
 // scriptSpec is one -b NAME[@W] or -f FILE[@W].
@@ -213,6 +214,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.StringVar(&o.runDir, "run-dir", "", "run directory (default ./pgtrial-runs/<time>-<workload>)")
 	f.BoolVar(&o.json, "json", false, "print the summary as JSON on stdout (nothing else goes to stdout)")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
+	o.collect.addFlags(f)
 	// -h stays help here: run has no -h/--host (use the URL).
 	return cmd
 }
@@ -243,6 +245,9 @@ type runPlan struct {
 // wrong on the command line is an error here, before anything is created.
 func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 	p := &runPlan{}
+	if err := o.collect.check(); err != nil {
+		return nil, err
+	}
 	switch {
 	case changed("rate") && o.closed:
 		return nil, errors.New("--rate and --closed exclude each other: choose the open model (--rate N) or the closed model (--closed)")
@@ -611,6 +616,17 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		return err
 	}
 
+	// The collectors sample from now on, on the run's clock; they are
+	// stopped on every way out (a second Stop is a no-op).
+	collector, err := startCollectors(ctx, &o.collect, connString, pgcfg, dir, run, o.interval.d)
+	if err != nil {
+		run.Warnings = append(run.Warnings, "collectors not started: "+err.Error())
+		out.println("pgtrial: warning: collectors not started: " + err.Error())
+	}
+	if collector != nil {
+		defer collector.Stop(context.Background(), time.Now())
+	}
+
 	layout := metrics.Layout{Scripts: len(programs), LatencyLimit: int64(o.latencyLimit.d / time.Microsecond)}
 	if o.perCommand {
 		layout.Commands = ncmds
@@ -626,6 +642,9 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 			out.println("pgtrial: warning: " + err.Error())
 		},
 	})
+	if collector != nil {
+		rec.cfg.OnPhase = collector.Mark
+	}
 	if !o.quiet {
 		rec.cfg.OnInterval = func(t *runTick) { out.status(statusLine(t, o.rate)) }
 	}
@@ -789,6 +808,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	if writeErr != nil {
 		run.Warnings = append(run.Warnings, "writing the run directory: "+writeErr.Error())
 	}
+	stopCollectors(collector, run, dirPath, end, o.interval.d)
 	finish()
 	if finishErr != nil {
 		out.println("pgtrial: warning: " + finishErr.Error())
@@ -797,7 +817,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(jsonSummary{Summary: summary, RunDir: dirPath}); err != nil {
+		if err := enc.Encode(jsonSummary{Summary: summary, Evidence: run.Evidence, RunDir: dirPath}); err != nil {
 			return err
 		}
 	} else {
@@ -826,7 +846,8 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 // jsonSummary is --json's output.
 type jsonSummary struct {
 	results.Summary
-	RunDir string `json:"run_dir"`
+	Evidence *results.Evidence `json:"evidence,omitempty"`
+	RunDir   string            `json:"run_dir"`
 }
 
 // resolveRunTarget returns the connection string: the given one, or the
@@ -1225,6 +1246,7 @@ func writeRunSummary(w io.Writer, v *summaryView) {
 		}
 		fmt.Fprintf(w, "target %s tx/s, achieved %s tx/s (%.1f %%)\n", fmtRate(s.TargetRate), fmtRate(s.AchievedRate), share)
 	}
+	writeEvidence(w, v.run.Evidence, v.run.Collectors)
 	for _, warn := range v.run.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}

@@ -67,6 +67,10 @@ type runRecorderConfig struct {
 	// from the recorder's goroutine (or from Stop for the last one): the live
 	// status line.
 	OnInterval func(t *runTick)
+	// OnPhase, if set, is called when a phase starts (the first one at the
+	// bench start, from Start; the measured phase after a warm-up from the
+	// recorder's goroutine) with the phase's start. It must not block.
+	OnPhase func(phase string, at time.Time)
 	// OnWriteError, if set, is called once, with the first error writing the
 	// run directory (the run goes on; Stop returns the error too).
 	OnWriteError func(err error)
@@ -111,6 +115,9 @@ func (r *runRecorder) Start(start, bench time.Time) {
 	}
 	r.event(results.Event{Time: bench, Kind: results.EventPhase, Phase: first,
 		Message: phaseMessage(first, r.cfg.Warmup)})
+	if r.cfg.OnPhase != nil {
+		r.cfg.OnPhase(first, bench)
+	}
 	go r.loop()
 }
 
@@ -184,6 +191,9 @@ func (r *runRecorder) tick(sched, now time.Time, final bool) {
 			r.measureStarted = true
 			r.event(results.Event{Time: iv.Start, Kind: results.EventPhase, Phase: results.PhaseMeasure,
 				Message: phaseMessage(results.PhaseMeasure, 0)})
+			if r.cfg.OnPhase != nil {
+				r.cfg.OnPhase(results.PhaseMeasure, iv.Start)
+			}
 		}
 		r.measure.Merge(iv)
 	}

@@ -114,6 +114,8 @@ type Collector struct {
 	mu       sync.Mutex
 	warnings []string
 	stopped  bool
+	marks    chan mark     // to the mark worker (started by the first Mark)
+	markDone chan struct{} // closed when the mark worker has finished
 }
 
 type runningSource struct {
@@ -264,17 +266,45 @@ func (c *Collector) Server() *results.ServerInfo { return c.server }
 // Host is the host information read at the start (nil when unknown).
 func (c *Collector) Host() *results.Host { return c.host }
 
-// Mark takes the pg_stat_statements snapshot that starts phase (the
-// measured window starts with results.PhaseMeasure): statements.csv holds
-// the deltas per phase, from its mark to the next one (or to Stop). A
-// no-op without the statements collector.
-func (c *Collector) Mark(ctx context.Context, phase string, t time.Time) {
+// Mark starts phase at t (the measured window starts with
+// results.PhaseMeasure): the statements collector takes the snapshot that
+// ends the previous phase and starts this one; statements.csv holds the
+// deltas per phase. Mark returns at once (the engine's start calls it): the
+// snapshot is taken by a worker, marks in their order. A no-op without the
+// statements collector.
+func (c *Collector) Mark(phase string, t time.Time) {
 	if c.stmts == nil {
 		return
 	}
-	if err := c.stmts.mark(ctx, phase, t); err != nil {
-		c.warn("statements: %v", err)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped {
+		return
 	}
+	if c.marks == nil {
+		c.marks = make(chan mark, 16)
+		c.markDone = make(chan struct{})
+		go func() {
+			defer close(c.markDone)
+			for m := range c.marks {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				if err := c.stmts.mark(ctx, m.phase, m.t); err != nil {
+					c.warn("statements: %v", err)
+				}
+				cancel()
+			}
+		}()
+	}
+	select {
+	case c.marks <- mark{phase, t}:
+	default:
+		go c.warn("statements: too many phase marks queued; phase %q at %s not marked", phase, t.Format(timeFormat))
+	}
+}
+
+type mark struct {
+	phase string
+	t     time.Time
 }
 
 // Stop ends the sampling loops, takes the last statements snapshot (at
@@ -287,9 +317,14 @@ func (c *Collector) Stop(ctx context.Context, end time.Time) []string {
 		return c.Warnings()
 	}
 	c.stopped = true
+	marks := c.marks
 	c.mu.Unlock()
 	c.cancel()
 	c.wg.Wait()
+	if marks != nil {
+		close(marks)
+		<-c.markDone
+	}
 	if c.stmts != nil {
 		if err := c.stmts.finish(ctx, end); err != nil {
 			c.warn("statements: %v", err)

@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/spf13/pflag"
+
+	"github.com/pgtrial/pgtrial/internal/collect"
+	"github.com/pgtrial/pgtrial/internal/results"
+)
+
+// collectOptions are the collector flags of `pgtrial run`.
+type collectOptions struct {
+	off          bool
+	kinds        []string
+	waitInterval durationFlag
+	waitSource   string
+	nodeExporter string
+}
+
+func (c *collectOptions) addFlags(f *pflag.FlagSet) {
+	c.waitInterval = durationFlag{d: 100 * time.Millisecond, unit: time.Millisecond}
+	c.waitSource = collect.WaitSourceAuto
+	f.BoolVar(&c.off, "no-collect", false, "collect no server or OS evidence (wait events, pg_stat_statements, server counters, OS metrics)")
+	f.StringSliceVar(&c.kinds, "collect", nil, "collectors to run, comma-separated: "+strings.Join(collect.AllKinds, ",")+" (default all)")
+	f.Var(&c.waitInterval, "wait-interval", "pg_stat_activity sampling period for wait events, 10ms to 1s (a bare number is ms)")
+	f.StringVar(&c.waitSource, "wait-source", c.waitSource, `wait events from "pg_stat_activity" samples ("activity"), the "pg_wait_sampling" extension, or "auto" (the extension when installed)`)
+	f.StringVar(&c.nodeExporter, "node-exporter", "", "OS metrics from this node_exporter (host:port or URL) instead of /proc; needed when the server is on another machine")
+}
+
+// check validates the flags before anything connects.
+func (c *collectOptions) check() error {
+	if c.off {
+		return nil
+	}
+	for _, k := range c.kinds {
+		if !containsString(collect.AllKinds, k) {
+			return fmt.Errorf("--collect %s: unknown collector; choose from %s", k, strings.Join(collect.AllKinds, ","))
+		}
+	}
+	if d := c.waitInterval.d; d < 10*time.Millisecond || d > time.Second {
+		return fmt.Errorf("--wait-interval %v: must be between 10ms and 1s", d)
+	}
+	switch c.waitSource {
+	case collect.WaitSourceAuto, collect.WaitSourceActivity, collect.WaitSourceProfile:
+	case "pg_stat_activity":
+		c.waitSource = collect.WaitSourceActivity
+	default:
+		return fmt.Errorf("--wait-source %q: want auto, activity or pg_wait_sampling", c.waitSource)
+	}
+	return nil
+}
+
+func containsString(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// serverIsLocal says whether the server runs on this machine: every host of
+// the connection is a unix socket or a loopback address.
+func serverIsLocal(cfg *pgconn.Config) bool {
+	hosts := []string{cfg.Host}
+	for _, fb := range cfg.Fallbacks {
+		hosts = append(hosts, fb.Host)
+	}
+	for _, h := range hosts {
+		if strings.HasPrefix(h, "/") || h == "localhost" {
+			continue
+		}
+		ip := net.ParseIP(h)
+		if ip == nil || !ip.IsLoopback() {
+			return false
+		}
+	}
+	return true
+}
+
+// startCollectors starts the collectors of a run (nil, nil with
+// --no-collect). Only a server that cannot be reached fails; everything else
+// degrades into warnings.
+func startCollectors(ctx context.Context, o *collectOptions, connString string, pgcfg *pgconn.Config, dir *results.Dir, run *results.Run, interval time.Duration) (*collect.Collector, error) {
+	if o.off {
+		return nil, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return collect.Start(cctx, collect.Config{
+		ConnString:   connString,
+		Dir:          dir.Path(),
+		RunStart:     run.StartedAt,
+		Interval:     interval,
+		WaitInterval: o.waitInterval.d,
+		WaitSource:   o.waitSource,
+		Kinds:        o.kinds,
+		Local:        serverIsLocal(pgcfg),
+		NodeExporter: o.nodeExporter,
+		Events:       dir,
+	})
+}
+
+// stopCollectors ends the collectors at end and puts what they found into
+// run: the collectors that ran, server and host information, the evidence
+// of the measured window and the collectors' warnings.
+func stopCollectors(c *collect.Collector, run *results.Run, dirPath string, end time.Time, interval time.Duration) {
+	if c == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	warnings := c.Stop(ctx, end)
+	run.Collectors = c.Kinds()
+	run.Server = c.Server()
+	run.Host = c.Host()
+	for _, w := range warnings {
+		run.Warnings = append(run.Warnings, "collector: "+w)
+	}
+	var from, to time.Time
+	for _, p := range run.Phases {
+		if p.Name == results.PhaseMeasure {
+			from, to = p.Start, p.End
+		}
+	}
+	if from.IsZero() || run.Summary == nil {
+		return
+	}
+	run.Evidence = collect.Summarize(dirPath, from, to, interval, run.Summary.Total.Committed)
+}
+
+// writeEvidence prints the "Evidence" section of the summary: what the
+// server and the machine did in the measured window.
+func writeEvidence(w io.Writer, ev *results.Evidence, collectors []string) {
+	if ev == nil {
+		return
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "evidence (measured window; collectors: %s)\n", strings.Join(collectors, ", "))
+	has := func(k string) bool { return containsString(collectors, k) }
+	if has(collect.KindServer) {
+		fmt.Fprintf(w, "  checkpoints     %d completed (%d timed, %d requested), write %.0f ms, sync %.0f ms\n",
+			ev.Checkpoints, ev.CheckpointsTimed, ev.CheckpointsRequested, ev.CheckpointWriteMs, ev.CheckpointSyncMs)
+		fmt.Fprintf(w, "  WAL             %s, %.0f B per transaction, %d records, full-page images %d (%.1f %% of records)\n",
+			bytesText(ev.WALBytes), ev.WALBytesPerTx, ev.WALRecords, ev.WALFPI, 100*ev.FPIShare)
+		fmt.Fprintf(w, "  buffers         hit ratio %.2f %% (%d hit, %d read), written by backends %d, temp %s, deadlocks %d\n",
+			100*ev.HitRatio, ev.BlocksHit, ev.BlocksRead, ev.BackendWrites, bytesText(ev.TempBytes), ev.Deadlocks)
+		if len(ev.Autovacuum) == 0 {
+			fmt.Fprintln(w, "  autovacuum      no runs")
+		} else {
+			var parts []string
+			for _, t := range ev.Autovacuum {
+				parts = append(parts, fmt.Sprintf("%s (vacuum %d, analyze %d)", t.Table, t.Vacuums, t.Analyzes))
+			}
+			fmt.Fprintf(w, "  autovacuum      %s\n", strings.Join(parts, ", "))
+		}
+	}
+	if len(ev.Waits) > 0 {
+		fmt.Fprintln(w, "  waits of active client sessions (share of samples, average sessions):")
+		for _, ws := range ev.Waits {
+			name := ws.Type + ":" + ws.Event
+			if ws.Type == ws.Event {
+				name = ws.Type
+			}
+			fmt.Fprintf(w, "    %-36s %6.1f %%  %6.2f\n", name, 100*ws.Share, ws.AvgSessions)
+		}
+	}
+	if len(ev.Statements) > 0 {
+		fmt.Fprintln(w, "  statements by total time (share, calls, mean ms, shared blocks hit/read per call):")
+		for _, st := range ev.Statements {
+			fmt.Fprintf(w, "    %5.1f %%  %9d  %8.3f  %8.1f/%-8.1f  %s\n",
+				100*st.Share, st.Calls, st.MeanMs, st.SharedHitPerCall, st.SharedReadPerCall, oneLine(st.Query, 60))
+		}
+	}
+	if ev.CPU != nil {
+		fmt.Fprintf(w, "  CPU             us %.0f %%, sy %.0f %%, wa %.0f %%, st %.0f %%, id %.0f %%; pgtrial itself %.2f CPUs\n",
+			100*ev.CPU.User, 100*ev.CPU.System, 100*ev.CPU.IOWait, 100*ev.CPU.Steal, 100*ev.CPU.Idle, ev.ClientCPU)
+	}
+	if d := ev.BusiestDisk; d != nil {
+		fmt.Fprintf(w, "  busiest disk    %s: util %.0f %%, r/s %.0f, w/s %.0f, await %.2f ms, aqu-sz %.2f\n",
+			d.Name, 100*d.Util, d.ReadsPerS, d.WritesPerS, d.AwaitMs, d.QueueSize)
+	}
+	for _, wn := range ev.Warnings {
+		fmt.Fprintf(w, "  warning: %s\n", wn)
+	}
+}
+
+// oneLine is s with its blanks collapsed, cut to n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// bytesText is n bytes in B, kB, MB or GB (powers of 1024).
+func bytesText(n int64) string {
+	units := []string{"B", "kB", "MB", "GB", "TB"}
+	v := float64(n)
+	i := 0
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%d B", n)
+	}
+	return fmt.Sprintf("%.1f %s", v, units[i])
+}
