@@ -116,11 +116,12 @@ func checkRunDir(t *testing.T, dir string) (*results.Run, []results.TimelineRow)
 	return run, rows
 }
 
-// TestRunClosed: a closed run of select-only, in the default run directory.
+// TestRunClosed: a closed run of select-only, in the default run directory
+// (no collectors: TestRunCollectors tests them).
 func TestRunClosed(t *testing.T) {
 	url := runTestDB(t)
 	t.Chdir(t.TempDir())
-	out, errOut := mustRun(t, 0, "run", url, "--closed", "-T", "2s", "--warmup", "0s", "-c", "2", "-b", "select-only")
+	out, errOut := mustRun(t, 0, "run", url, "--closed", "-T", "2s", "--warmup", "0s", "-c", "2", "-b", "select-only", "--no-collect")
 	dir := runDirFrom(t, out)
 	if filepath.Dir(dir) != "pgtrial-runs" || !strings.HasSuffix(dir, "-select-only") {
 		t.Errorf("default run directory %q, want pgtrial-runs/<time>-select-only", dir)
