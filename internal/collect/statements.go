@@ -1,26 +1,698 @@
 package collect
 
+// The pg_stat_statements collector: a snapshot of the target database's
+// statements at each phase mark and at the end of the run, and for each
+// phase the delta per statement (statements.csv).
+
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
-// STUB: replaced by the statements collector.
+// CollectorSQLMarker starts the SQL text of the collectors' own queries.
+// pg_stat_statements keeps the comment in the statement's text, so the
+// statements collector can leave pgtrial's own queries out of
+// statements.csv (they are not the workload's).
+const CollectorSQLMarker = "/* " + ApplicationName + " */"
 
-type statements struct{}
+// stmtQueryChars is how much of a statement's text statements.csv keeps.
+const stmtQueryChars = 1000
 
-func newStatements(ctx context.Context, cfg *Config, warn warnFunc) (*statements, error) {
-	return nil, errors.New("not implemented")
+// Indexes of the cumulative figures of a pg_stat_statements entry, in the
+// order of stmtMetrics.
+const (
+	mCalls = iota
+	mRows
+	mExecMs
+	mPlanMs
+	mSharedHit
+	mSharedRead
+	mSharedDirtied
+	mSharedWritten
+	mTempRead
+	mTempWritten
+	mWALRecords
+	mWALFPI
+	mWALBytes
+	mReadMs
+	mWriteMs
+	numStmtMetrics
+)
+
+// stmtMetric is one cumulative figure of a pg_stat_statements entry: its
+// statements.csv column and the view's columns that hold it, the current
+// name first and older extension versions' names after it.
+type stmtMetric struct {
+	csv  string
+	cols []string
+	ms   bool // a time in ms (written with 3 decimals), else a count
 }
-func (s *statements) period() time.Duration                                     { return 0 }
-func (s *statements) sample(ctx context.Context, t time.Time) error             { return nil }
-func (s *statements) mark(ctx context.Context, phase string, t time.Time) error { return nil }
-func (s *statements) finish(ctx context.Context, end time.Time) error           { return nil }
-func (s *statements) close() error                                              { return nil }
 
+// stmtMetrics is read-only: which view column feeds which CSV column.
+// total_time became total_exec_time in 1.8 (kept for a 1.7 left behind by
+// an upgrade), blk_read_time/blk_write_time became
+// shared_blk_read_time/shared_blk_write_time in 1.11; the plan and WAL
+// columns exist from 1.8 on.
+var stmtMetrics = [numStmtMetrics]stmtMetric{
+	mCalls:         {csv: "calls", cols: []string{"calls"}},
+	mRows:          {csv: "rows", cols: []string{"rows"}},
+	mExecMs:        {csv: "total_exec_ms", cols: []string{"total_exec_time", "total_time"}, ms: true},
+	mPlanMs:        {csv: "total_plan_ms", cols: []string{"total_plan_time"}, ms: true},
+	mSharedHit:     {csv: "shared_blks_hit", cols: []string{"shared_blks_hit"}},
+	mSharedRead:    {csv: "shared_blks_read", cols: []string{"shared_blks_read"}},
+	mSharedDirtied: {csv: "shared_blks_dirtied", cols: []string{"shared_blks_dirtied"}},
+	mSharedWritten: {csv: "shared_blks_written", cols: []string{"shared_blks_written"}},
+	mTempRead:      {csv: "temp_blks_read", cols: []string{"temp_blks_read"}},
+	mTempWritten:   {csv: "temp_blks_written", cols: []string{"temp_blks_written"}},
+	mWALRecords:    {csv: "wal_records", cols: []string{"wal_records"}},
+	mWALFPI:        {csv: "wal_fpi", cols: []string{"wal_fpi"}},
+	mWALBytes:      {csv: "wal_bytes", cols: []string{"wal_bytes"}},
+	mReadMs:        {csv: "shared_blk_read_ms", cols: []string{"shared_blk_read_time", "blk_read_time"}, ms: true},
+	mWriteMs:       {csv: "shared_blk_write_ms", cols: []string{"shared_blk_write_time", "blk_write_time"}, ms: true},
+}
+
+// statementsHeader is statements.csv's header: the row's time, the phase,
+// the statement's key, then the deltas (mean_exec_ms = Δtotal_exec_ms /
+// Δcalls), then the text.
+func statementsHeader() []string {
+	h := []string{"time", "elapsed_s", "phase", "phase_start", "queryid", "userid", "toplevel"}
+	for i, m := range stmtMetrics {
+		h = append(h, m.csv)
+		if i == mExecMs {
+			h = append(h, "mean_exec_ms")
+		}
+	}
+	return append(h, "query")
+}
+
+// stmtQuery is the snapshot query built for the installed extension's
+// columns.
+type stmtQuery struct {
+	sql        string
+	has        [numStmtMetrics]bool // the figure has a column (else it is empty in the CSV)
+	toplevel   bool                 // 1.9+: entries are keyed by toplevel too
+	statsSince bool                 // 1.11+: stats_since tells a recreated entry
+	missing    []string             // CSV columns left empty
+}
+
+// buildStatementsQuery builds the snapshot query over schema's
+// pg_stat_statements, whose columns are cols (from pg_attribute), and
+// pg_stat_statements_info when hasInfo (1.9+). The query returns one row
+// per entry of the current database, each with the info's dealloc and
+// stats_reset (one row with NULL entry columns when there are no entries):
+//
+//	dealloc, stats_reset, userid, queryid, toplevel, stats_since, query, m0 … m14
+//
+// where m_i is stmtMetrics[i] as float8 (NULL when the column is missing).
+// Numbers are read as float8: wal_bytes is numeric, and a float8 holds
+// every count below 2^53 exactly.
+func buildStatementsQuery(schema string, cols map[string]bool, hasInfo bool) (stmtQuery, error) {
+	var q stmtQuery
+	var need []string
+	for _, c := range []string{"userid", "dbid", "queryid", "query"} {
+		if !cols[c] {
+			need = append(need, c)
+		}
+	}
+	if len(need) > 0 {
+		return q, fmt.Errorf("pg_stat_statements has no column %s: not a version pgtrial can read (want 1.8 to 1.12)", strings.Join(need, ", "))
+	}
+	view := pgx.Identifier{schema, "pg_stat_statements"}.Sanitize()
+	sel := []string{"userid::int8 as userid", "queryid"}
+	if cols["toplevel"] {
+		q.toplevel = true
+		sel = append(sel, "toplevel")
+	} else {
+		sel = append(sel, "null::bool as toplevel")
+	}
+	if cols["stats_since"] {
+		q.statsSince = true
+		sel = append(sel, "stats_since")
+	} else {
+		sel = append(sel, "null::timestamptz as stats_since")
+	}
+	sel = append(sel, fmt.Sprintf("left(query, %d) as query", stmtQueryChars))
+	outer := []string{"i.dealloc", "i.stats_reset", "s.userid", "s.queryid", "s.toplevel", "s.stats_since", "s.query"}
+	for i, m := range stmtMetrics {
+		expr := "null::float8"
+		for _, c := range m.cols {
+			if cols[c] {
+				expr = pgx.Identifier{c}.Sanitize() + "::float8"
+				q.has[i] = true
+				break
+			}
+		}
+		if !q.has[i] {
+			q.missing = append(q.missing, m.csv)
+		}
+		alias := "m" + strconv.Itoa(i)
+		sel = append(sel, expr+" as "+alias)
+		outer = append(outer, "s."+alias)
+	}
+	if !q.has[mCalls] {
+		return q, errors.New("pg_stat_statements has no column calls: not a version pgtrial can read (want 1.8 to 1.12)")
+	}
+	info := "(select null::int8 as dealloc, null::timestamptz as stats_reset) i"
+	if hasInfo {
+		info = "(select dealloc, stats_reset from " + pgx.Identifier{schema, "pg_stat_statements_info"}.Sanitize() + ") i"
+	}
+	q.sql = CollectorSQLMarker + " select " + strings.Join(outer, ", ") +
+		" from " + info + " left join (select " + strings.Join(sel, ", ") +
+		" from " + view + " where dbid = (select oid from pg_database where datname = current_database())) s on true"
+	return q, nil
+}
+
+// stmtKey identifies a pg_stat_statements entry within the database:
+// toplevel is "true" or "false" (1.9+) or "" (1.8, which has no toplevel).
+type stmtKey struct {
+	userid   int64
+	queryid  int64
+	toplevel string
+}
+
+// stmtEntry is an entry's cumulative figures at a snapshot.
+type stmtEntry struct {
+	query string
+	since time.Time // stats_since (1.11+), zero when unknown
+	v     [numStmtMetrics]float64
+}
+
+// stmtSnapshot is pg_stat_statements of the target database at one time.
+type stmtSnapshot struct {
+	hasInfo    bool // dealloc and statsReset are known (1.9+)
+	dealloc    int64
+	statsReset time.Time
+	entries    map[stmtKey]*stmtEntry
+	hidden     int // entries of other roles whose queryid the collector's role may not see
+}
+
+// stmtDelta is one statement's work between two snapshots.
+type stmtDelta struct {
+	key   stmtKey
+	query string
+	v     [numStmtMetrics]float64
+}
+
+// diffSnapshots is each statement's work from before to after, for the
+// statements called in between (Δcalls > 0), largest total execution time
+// first. An entry only in after counts from zero (it was created in
+// between); one only in before is left out (evicted: its work after before
+// is unknown). An entry recreated in between (its stats_since changed, or
+// its calls went down: evicted and created again, or a reset) counts from
+// zero too: its whole value is work done after before.
+func diffSnapshots(before, after *stmtSnapshot) []stmtDelta {
+	var out []stmtDelta
+	for k, a := range after.entries {
+		d := stmtDelta{key: k, query: a.query, v: a.v}
+		if b := before.entries[k]; b != nil && b.since.Equal(a.since) && a.v[mCalls] >= b.v[mCalls] {
+			for i := range d.v {
+				d.v[i] -= b.v[i]
+			}
+		}
+		if d.v[mCalls] > 0 {
+			out = append(out, d)
+		}
+	}
+	slices.SortFunc(out, func(x, y stmtDelta) int {
+		if c := cmp.Compare(y.v[mExecMs], x.v[mExecMs]); c != 0 {
+			return c
+		}
+		return cmp.Or(cmp.Compare(x.key.queryid, y.key.queryid), cmp.Compare(x.key.userid, y.key.userid), strings.Compare(x.key.toplevel, y.key.toplevel))
+	})
+	return out
+}
+
+// evictionNote says why deltas from before to after may be incomplete ("" when
+// nothing suggests it): entries evicted in between (pg_stat_statements_info.
+// dealloc grew: the evicted statements' work is lost), or the statistics
+// were reset (stats_reset changed).
+func evictionNote(before, after *stmtSnapshot) string {
+	if !before.hasInfo || !after.hasInfo {
+		return ""
+	}
+	if !before.statsReset.Equal(after.statsReset) {
+		return "pg_stat_statements was reset during the run (stats_reset changed): statements.csv deltas may be incomplete"
+	}
+	if n := after.dealloc - before.dealloc; n > 0 {
+		return fmt.Sprintf("pg_stat_statements evicted entries %d times during the run (pg_stat_statements_info.dealloc): statements.csv deltas may be incomplete; raise pg_stat_statements.max", n)
+	}
+	return ""
+}
+
+// statements is the pg_stat_statements collector. It does not sample
+// periodically (period 0): mark and finish take the snapshots, and each
+// phase's deltas are written when the phase ends.
+//
+// Before the first mark: newStatements takes a snapshot when the collector
+// starts, as phase "". The first mark takes a new snapshot and drops that
+// one (what ran before the run's first phase is setup, not load). If
+// finish comes without any mark, the construction snapshot is the start:
+// statements.csv gets the deltas of the whole collection with phase "" and
+// phase_start the collector's start time.
+type statements struct {
+	cfg  *Config
+	warn warnFunc
+	conn lazyConn
+	q    stmtQuery
+	out  *csvFile
+
+	mu       sync.Mutex
+	phase    string        // the open phase ("" before the first mark)
+	start    time.Time     // when the open phase started
+	base     *stmtSnapshot // the open phase's first snapshot; nil when it failed
+	marked   bool          // a mark has been taken
+	finished bool
+
+	warnedEvict, warnedHidden bool
+}
+
+// newStatements detects pg_stat_statements in the target database (its
+// version, schema and columns), takes the starting snapshot and creates
+// statements.csv. An extension that is not installed, or whose library is
+// not loaded, is an error that says what to do.
+func newStatements(ctx context.Context, cfg *Config, warn warnFunc) (*statements, error) {
+	s := &statements{cfg: cfg, warn: warn, conn: lazyConn{connString: cfg.ConnString}}
+	ok := false
+	defer func() {
+		if !ok {
+			s.conn.close()
+		}
+	}()
+	conn, err := s.conn.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var db string
+	var version, schema *string
+	err = conn.QueryRow(ctx, CollectorSQLMarker+` select current_database(), e.extversion, n.nspname::text
+		from (select 1) x
+		left join (pg_extension e join pg_namespace n on n.oid = e.extnamespace) on e.extname = 'pg_stat_statements'`).Scan(&db, &version, &schema)
+	if err != nil {
+		return nil, fmt.Errorf("look for pg_stat_statements: %w", err)
+	}
+	if version == nil || schema == nil {
+		return nil, fmt.Errorf("pg_stat_statements is not installed in database %q: add pg_stat_statements to shared_preload_libraries (a restart is needed), then run CREATE EXTENSION pg_stat_statements in that database", db)
+	}
+	var attnames []string
+	var hasInfo bool
+	err = conn.QueryRow(ctx, CollectorSQLMarker+` select array(select attname::text from pg_attribute
+			where attrelid = to_regclass($1) and attnum > 0 and not attisdropped order by attnum),
+		to_regclass($2) is not null`,
+		pgx.Identifier{*schema, "pg_stat_statements"}.Sanitize(),
+		pgx.Identifier{*schema, "pg_stat_statements_info"}.Sanitize()).Scan(&attnames, &hasInfo)
+	if err != nil {
+		return nil, fmt.Errorf("read pg_stat_statements columns: %w", err)
+	}
+	cols := make(map[string]bool, len(attnames))
+	for _, a := range attnames {
+		cols[a] = true
+	}
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("pg_stat_statements %s is installed in database %q but its view %s.pg_stat_statements is missing", *version, db, *schema)
+	}
+	s.q, err = buildStatementsQuery(*schema, cols, hasInfo)
+	if err != nil {
+		return nil, fmt.Errorf("pg_stat_statements %s: %w", *version, err)
+	}
+	if len(s.q.missing) > 0 {
+		warn("pg_stat_statements %s has no column for %s: left empty in %s", *version, strings.Join(s.q.missing, ", "), results.StatementsFile)
+	}
+
+	snap, err := s.snapshot(ctx)
+	if err != nil {
+		return nil, explainStatementsError(err, db)
+	}
+	s.out, err = createCSV(cfg.Dir, results.StatementsFile, statementsHeader())
+	if err != nil {
+		return nil, err
+	}
+	s.base, s.start = snap, time.Now()
+	ok = true
+	return s, nil
+}
+
+// explainStatementsError turns the error pg_stat_statements raises when its
+// library is not in shared_preload_libraries (SQLSTATE 55000) into one that
+// says what to do; other errors are returned with context.
+func explainStatementsError(err error, db string) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "55000" && strings.Contains(pgErr.Message, "shared_preload_libraries") {
+		return fmt.Errorf("pg_stat_statements is installed in database %q but its library is not loaded: add pg_stat_statements to shared_preload_libraries and restart the server (%s)", db, pgErr.Message)
+	}
+	return fmt.Errorf("read pg_stat_statements: %w", err)
+}
+
+// snapshot reads pg_stat_statements once (one autocommit query). A
+// connection lost before or during the read is reopened and the read tried
+// once more: a mark has no next tick to wait for.
+func (s *statements) snapshot(ctx context.Context) (*stmtSnapshot, error) {
+	var err error
+	for attempt := 0; attempt < 2; attempt++ {
+		var snap *stmtSnapshot
+		snap, err = s.readSnapshot(ctx)
+		if err == nil {
+			return snap, nil
+		}
+		if ctx.Err() != nil || s.conn.conn == nil || !s.conn.conn.IsClosed() {
+			break // not a lost connection
+		}
+	}
+	return nil, err
+}
+
+func (s *statements) readSnapshot(ctx context.Context) (*stmtSnapshot, error) {
+	conn, err := s.conn.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := conn.Query(ctx, s.q.sql)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	snap := &stmtSnapshot{entries: map[stmtKey]*stmtEntry{}}
+	var (
+		dealloc    *int64
+		statsReset *time.Time
+		userid     *int64
+		queryid    *int64
+		toplevel   *bool
+		since      *time.Time
+		query      *string
+		vals       [numStmtMetrics]*float64
+	)
+	dest := []any{&dealloc, &statsReset, &userid, &queryid, &toplevel, &since, &query}
+	for i := range vals {
+		dest = append(dest, &vals[i])
+	}
+	first := true
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, fmt.Errorf("read pg_stat_statements: %w", err)
+		}
+		if first {
+			first = false
+			snap.hasInfo = dealloc != nil
+			if dealloc != nil {
+				snap.dealloc = *dealloc
+			}
+			if statsReset != nil {
+				snap.statsReset = *statsReset
+			}
+		}
+		if userid == nil {
+			continue // no entries: the info row alone
+		}
+		if queryid == nil {
+			snap.hidden++ // another role's statement, "<insufficient privilege>"
+			continue
+		}
+		if query != nil && strings.HasPrefix(strings.TrimSpace(*query), CollectorSQLMarker) {
+			continue // pgtrial's own collectors
+		}
+		k := stmtKey{userid: *userid, queryid: *queryid}
+		if toplevel != nil {
+			k.toplevel = strconv.FormatBool(*toplevel)
+		}
+		e := &stmtEntry{}
+		if query != nil {
+			e.query = *query
+		}
+		if since != nil {
+			e.since = *since
+		}
+		for i, v := range vals {
+			if v != nil {
+				e.v[i] = *v
+			}
+		}
+		snap.entries[k] = e
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// period is 0: pg_stat_statements is read at phase marks only.
+func (s *statements) period() time.Duration { return 0 }
+
+// sample does nothing (never called for period 0).
+func (s *statements) sample(ctx context.Context, t time.Time) error { return nil }
+
+// mark takes the snapshot that starts phase at t; the open phase (if a mark
+// opened one) ends at t and its deltas are written. When the snapshot
+// fails, the open phase's deltas are lost and the new phase has no start:
+// finish writes nothing for it.
+func (s *statements) mark(ctx context.Context, phase string, t time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return fmt.Errorf("phase %q: the statements collector has already finished", phase)
+	}
+	snap, err := s.snapshot(ctx)
+	prev, prevBase, prevStart, wasMarked := s.phase, s.base, s.start, s.marked
+	s.phase, s.start, s.base, s.marked = phase, t, snap, true
+	if err != nil {
+		if wasMarked && prevBase != nil {
+			return fmt.Errorf("snapshot at the start of phase %q: %w (statements of phases %q and %q are not recorded)", phase, err, prev, phase)
+		}
+		return fmt.Errorf("snapshot at the start of phase %q: %w (its statements are not recorded)", phase, err)
+	}
+	if !wasMarked || prevBase == nil {
+		return nil // the construction snapshot (or none) is replaced: no phase ended
+	}
+	return s.writePhase(prevBase, snap, prev, prevStart, t)
+}
+
+// finish takes the last snapshot at the end of the run and writes the open
+// phase's deltas (ending at end). A second call does nothing.
+func (s *statements) finish(ctx context.Context, end time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.finished {
+		return nil
+	}
+	s.finished = true
+	if s.base == nil {
+		return fmt.Errorf("phase %q has no starting snapshot: its statements are not recorded", s.phase)
+	}
+	snap, err := s.snapshot(ctx)
+	if err != nil {
+		return fmt.Errorf("snapshot at the end of phase %q: %w (its statements are not recorded)", s.phase, err)
+	}
+	base := s.base
+	s.base = nil
+	return s.writePhase(base, snap, s.phase, s.start, end)
+}
+
+// writePhase appends the rows of phase (from start to end) and flushes.
+func (s *statements) writePhase(before, after *stmtSnapshot, phase string, start, end time.Time) error {
+	if s.out == nil {
+		return fmt.Errorf("phase %q: %s is already closed", phase, results.StatementsFile)
+	}
+	if note := evictionNote(before, after); note != "" && !s.warnedEvict {
+		s.warnedEvict = true
+		s.warn("%s", note)
+	}
+	if after.hidden > 0 && !s.warnedHidden {
+		s.warnedHidden = true
+		s.warn("pg_stat_statements hides the queryid of %d statements of other roles from the collector's role: they are left out of %s (grant pg_read_all_stats)", after.hidden, results.StatementsFile)
+	}
+	tm, elapsed := rowTime(s.cfg.RunStart, end)
+	phaseStart := start.UTC().Format(timeFormat)
+	for _, d := range diffSnapshots(before, after) {
+		row := []string{tm, elapsed, phase, phaseStart,
+			strconv.FormatInt(d.key.queryid, 10), strconv.FormatInt(d.key.userid, 10), d.key.toplevel}
+		for i, m := range stmtMetrics {
+			row = append(row, s.format(i, d.v[i], m.ms))
+			if i == mExecMs {
+				mean := ""
+				if s.q.has[mExecMs] {
+					mean = strconv.FormatFloat(d.v[mExecMs]/d.v[mCalls], 'f', 3, 64)
+				}
+				row = append(row, mean)
+			}
+		}
+		row = append(row, d.query)
+		if err := s.out.write(row); err != nil {
+			return err
+		}
+	}
+	return s.out.flush()
+}
+
+// format writes figure i: "" when the extension has no column for it, ms
+// with 3 decimals, counts as integers.
+func (s *statements) format(i int, v float64, ms bool) string {
+	switch {
+	case !s.q.has[i]:
+		return ""
+	case ms:
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	default:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+}
+
+// close closes statements.csv and the connection (it does not take a
+// snapshot: finish does).
+func (s *statements) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.conn.close()
+	if s.out == nil {
+		return nil
+	}
+	err := s.out.close()
+	s.out = nil
+	return err
+}
+
+// StatementRow is one row of statements.csv: one statement's work during
+// one phase (deltas of pg_stat_statements). A figure the server's
+// extension version lacks reads as 0.
+type StatementRow struct {
+	Time       time.Time // the end of the phase
+	Elapsed    float64   // seconds from the run's start to Time
+	Phase      string    // results.PhaseWarmup, results.PhaseMeasure, or "" (no phase was marked)
+	PhaseStart time.Time
+	QueryID    int64
+	UserID     int64
+	// Nested is true for a statement run inside a function or procedure
+	// (toplevel = false, with pg_stat_statements.track = all; 1.9+).
+	Nested bool
+
+	Calls             int64
+	Rows              int64
+	TotalExecMs       float64
+	MeanExecMs        float64
+	TotalPlanMs       float64 // needs pg_stat_statements.track_planning
+	SharedBlksHit     int64
+	SharedBlksRead    int64
+	SharedBlksDirtied int64
+	SharedBlksWritten int64
+	TempBlksRead      int64
+	TempBlksWritten   int64
+	WALRecords        int64
+	WALFPI            int64
+	WALBytes          int64
+	SharedBlkReadMs   float64 // needs track_io_timing
+	SharedBlkWriteMs  float64 // needs track_io_timing
+	Query             string  // normalised text, at most 1000 characters
+}
+
+// ReadStatements reads dir's statements.csv.
+func ReadStatements(dir string) ([]StatementRow, error) {
+	t, err := readCSV(dir, results.StatementsFile)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]StatementRow, 0, len(t.rows))
+	for _, r := range t.rows {
+		start, _ := time.Parse(time.RFC3339Nano, t.str(r, "phase_start"))
+		out = append(out, StatementRow{
+			Time:              t.time(r),
+			Elapsed:           t.float(r, "elapsed_s"),
+			Phase:             t.str(r, "phase"),
+			PhaseStart:        start,
+			QueryID:           t.int(r, "queryid"),
+			UserID:            t.int(r, "userid"),
+			Nested:            t.str(r, "toplevel") == "false",
+			Calls:             t.int(r, "calls"),
+			Rows:              t.int(r, "rows"),
+			TotalExecMs:       t.float(r, "total_exec_ms"),
+			MeanExecMs:        t.float(r, "mean_exec_ms"),
+			TotalPlanMs:       t.float(r, "total_plan_ms"),
+			SharedBlksHit:     t.int(r, "shared_blks_hit"),
+			SharedBlksRead:    t.int(r, "shared_blks_read"),
+			SharedBlksDirtied: t.int(r, "shared_blks_dirtied"),
+			SharedBlksWritten: t.int(r, "shared_blks_written"),
+			TempBlksRead:      t.int(r, "temp_blks_read"),
+			TempBlksWritten:   t.int(r, "temp_blks_written"),
+			WALRecords:        t.int(r, "wal_records"),
+			WALFPI:            t.int(r, "wal_fpi"),
+			WALBytes:          t.int(r, "wal_bytes"),
+			SharedBlkReadMs:   t.float(r, "shared_blk_read_ms"),
+			SharedBlkWriteMs:  t.float(r, "shared_blk_write_ms"),
+			Query:             t.str(r, "query"),
+		})
+	}
+	return out, nil
+}
+
+// statementsEvidence is the top statements of phase in dir's
+// statements.csv, by total execution time: rows summed per queryid (over
+// roles and nesting levels), at most top of them (all when top <= 0).
+// Share = the statement's total execution time / the total of all
+// top-level statements of the phase (nested statements' time is already in
+// their callers'); the per-call figures are the phase's sums / its calls.
 func statementsEvidence(dir string, phase string, top int) ([]results.StatementCost, error) {
-	return nil, errors.New("not implemented")
+	rows, err := ReadStatements(dir)
+	if err != nil {
+		return nil, err
+	}
+	type sum struct {
+		cost           results.StatementCost
+		hit, read, wal int64
+		queryMs        float64 // execution time of the row whose text is kept
+	}
+	byID := map[int64]*sum{}
+	var all float64 // ms
+	for _, r := range rows {
+		if r.Phase != phase {
+			continue
+		}
+		if !r.Nested {
+			all += r.TotalExecMs
+		}
+		s := byID[r.QueryID]
+		if s == nil {
+			s = &sum{cost: results.StatementCost{QueryID: r.QueryID}}
+			byID[r.QueryID] = s
+		}
+		s.cost.Calls += r.Calls
+		s.cost.Rows += r.Rows
+		s.cost.TotalMs += r.TotalExecMs
+		s.hit += r.SharedBlksHit
+		s.read += r.SharedBlksRead
+		s.wal += r.WALBytes
+		if s.cost.Query == "" || r.TotalExecMs > s.queryMs {
+			s.cost.Query, s.queryMs = r.Query, r.TotalExecMs
+		}
+	}
+	out := make([]results.StatementCost, 0, len(byID))
+	for _, s := range byID {
+		c := s.cost
+		if c.Calls > 0 {
+			n := float64(c.Calls)
+			c.MeanMs = c.TotalMs / n
+			c.SharedHitPerCall = float64(s.hit) / n
+			c.SharedReadPerCall = float64(s.read) / n
+			c.WALBytesPerCall = float64(s.wal) / n
+		}
+		if all > 0 {
+			c.Share = c.TotalMs / all
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(x, y results.StatementCost) int {
+		return cmp.Or(cmp.Compare(y.TotalMs, x.TotalMs), cmp.Compare(x.QueryID, y.QueryID))
+	})
+	if top > 0 && len(out) > top {
+		out = out[:top]
+	}
+	return out, nil
 }
