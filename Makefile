@@ -9,7 +9,7 @@ DEMO_SCALE ?= 10
 
 FUZZTIME ?= 10m
 
-.PHONY: all build demo test vet fuzz postgres clean
+.PHONY: all build demo test test-matrix vet fuzz postgres clean
 
 all: build
 
@@ -32,6 +32,31 @@ vet:
 # Everything: vet, unit tests, integration tests against throwaway clusters, fuzz seed corpora.
 test: postgres vet
 	$(GO) test -race -timeout 15m ./...
+
+# The PostgreSQL version matrix: MATRIX_PKGS' tests against each major of MATRIX, one
+# after the other (make test-matrix MATRIX="13 18"). scripts/pg-versions.sh installs the
+# npm builds under /var/tmp/pgtrial/pg (15 is the system's) and gives PGTRIAL_PG_BIN and
+# LD_LIBRARY_PATH. Ends with one line per version (PASS/FAIL, seconds of go test); fails if
+# any failed.
+MATRIX      ?= 13 14 15 16 17 18
+MATRIX_PKGS ?= ./internal/collect/... ./internal/localpg/... ./internal/pgtest/...
+
+test-matrix:
+	@summary=""; failed=0; \
+	for v in $(MATRIX); do \
+		version="?"; \
+		if env=$$(scripts/pg-versions.sh env $$v); then \
+			start=$$(date +%s); \
+			version=$$(eval "$$env"; "$$PGTRIAL_PG_BIN/postgres" --version | awk '{print $$3}'); \
+			echo "== PostgreSQL $$v ($$version): $$(echo $$env | tr '\n' ' ')"; \
+			if (eval "$$env"; $(GO) test -race -count=1 $(MATRIX_PKGS)); then res=PASS; else res=FAIL; fi; \
+		else \
+			echo "== PostgreSQL $$v: scripts/pg-versions.sh env $$v failed"; res=FAIL; start=$$(date +%s); \
+		fi; \
+		[ $$res = PASS ] || failed=1; \
+		summary="$$summary$$(printf 'test-matrix: PostgreSQL %-2s %-7s %s %5ss' $$v "$$version" $$res $$(( $$(date +%s) - start )))\n"; \
+	done; \
+	printf '%b' "$$summary"; exit $$failed
 
 # Fuzz every target for FUZZTIME each, one after the other (make test runs only their
 # seed corpora). A crasher lands in the package's testdata/fuzz and fails make test.
