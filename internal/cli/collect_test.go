@@ -266,7 +266,16 @@ func TestRunEvidenceCheckpoints(t *testing.T) {
 		if e.Data["write_ms"] == nil || e.Data["sync_ms"] == nil {
 			t.Errorf("checkpoint event without write/sync times: %+v", e.Data)
 		}
-		starts = append(starts, e.Time)
+		// The event is the completion; checkpoint_time (pg_control, 1 s
+		// resolution) is when the checkpoint started, the redo point
+		// after which every first change of a page writes its image.
+		st, _ := e.Data["checkpoint_time"].(string)
+		start, err := time.Parse(time.RFC3339, st)
+		if err != nil {
+			t.Errorf("checkpoint event without its start time: %+v", e.Data)
+			continue
+		}
+		starts = append(starts, start)
 	}
 	if len(starts) < 2 {
 		t.Fatalf("%d checkpoint events in 90 s with checkpoint_timeout=30s", len(starts))
@@ -284,7 +293,8 @@ func TestRunEvidenceCheckpoints(t *testing.T) {
 	compared := 0
 	runStart, runEnd := rowTimeOf(t, cols, rows[0]), rowTimeOf(t, cols, rows[len(rows)-1])
 	for _, s := range starts {
-		if s.Add(-5*time.Second).Before(runStart) || s.Add(5*time.Second).After(runEnd) {
+		// pg_control's second resolution: the start is in [s, s+1 s).
+		if s.Add(-5*time.Second).Before(runStart) || s.Add(6*time.Second).After(runEnd) {
 			continue // not 5 s of run on both sides
 		}
 		before, after := fpi(s.Add(-5*time.Second), s), fpi(s, s.Add(5*time.Second))

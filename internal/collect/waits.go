@@ -78,7 +78,7 @@ const sampleTimeout = 10 * time.Second
 // activityQuery counts the sessions of pg_stat_activity per (class, type,
 // event), server-side (one row per group, not per session). $1 is
 // ApplicationName.
-const activityQuery = `SELECT CASE WHEN backend_type = 'client backend' THEN 'client' ELSE 'background' END AS class,
+const activityQuery = CollectorSQLMarker + ` SELECT CASE WHEN backend_type = 'client backend' THEN 'client' ELSE 'background' END AS class,
        coalesce(wait_event_type, 'CPU') AS wait_event_type,
        coalesce(wait_event, CASE WHEN wait_event_type IS NULL THEN 'CPU' ELSE '' END) AS wait_event,
        count(*) AS sessions
@@ -97,7 +97,7 @@ GROUP BY 1, 2, 3`
 // backend_type as event_type: the samples of every event of the auxiliary
 // processes that count the extension's probes. %[1]s is the extension's
 // schema. $1 is ApplicationName.
-const profileQuery = `SELECT p.pid, coalesce(p.event_type, 'CPU'), coalesce(p.event, CASE WHEN p.event_type IS NULL THEN 'CPU' ELSE '' END),
+const profileQuery = CollectorSQLMarker + ` SELECT p.pid, coalesce(p.event_type, 'CPU'), coalesce(p.event, CASE WHEN p.event_type IS NULL THEN 'CPU' ELSE '' END),
        sum(p.count)::int8, a.backend_type,
        coalesce(p.pid = pg_backend_pid() OR a.application_name = $1, false)
 FROM %[1]s.pg_wait_sampling_profile p
@@ -230,7 +230,7 @@ func openProfile(ctx context.Context, conn *pgx.Conn, w *waits) (*profile, error
 	ctx, cancel := context.WithTimeout(ctx, sampleTimeout)
 	defer cancel()
 	var schema string
-	err := conn.QueryRow(ctx, `SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_wait_sampling'`).Scan(&schema)
+	err := conn.QueryRow(ctx, CollectorSQLMarker+` SELECT extnamespace::regnamespace::text FROM pg_extension WHERE extname = 'pg_wait_sampling'`).Scan(&schema)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, errProfileNotInstalled
 	}
@@ -239,7 +239,7 @@ func openProfile(ctx context.Context, conn *pgx.Conn, w *waits) (*profile, error
 	}
 	// The settings exist only when the library was preloaded.
 	var period, unit, byPID, sampleCPU *string
-	err = conn.QueryRow(ctx, `SELECT (SELECT setting FROM pg_settings WHERE name = 'pg_wait_sampling.profile_period'),
+	err = conn.QueryRow(ctx, CollectorSQLMarker+` SELECT (SELECT setting FROM pg_settings WHERE name = 'pg_wait_sampling.profile_period'),
 		(SELECT unit FROM pg_settings WHERE name = 'pg_wait_sampling.profile_period'),
 		current_setting('pg_wait_sampling.profile_pid', true),
 		current_setting('pg_wait_sampling.sample_cpu', true)`).Scan(&period, &unit, &byPID, &sampleCPU)
