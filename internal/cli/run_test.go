@@ -184,7 +184,8 @@ func TestRunOpenJSON(t *testing.T) {
 		"--random-seed", "7", "--json", "--quiet", "--run-dir", dir, "-r")
 	var js struct {
 		results.Summary
-		RunDir string `json:"run_dir"`
+		Evidence *results.Evidence `json:"evidence"`
+		RunDir   string            `json:"run_dir"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
 	dec.DisallowUnknownFields()
@@ -193,6 +194,9 @@ func TestRunOpenJSON(t *testing.T) {
 	}
 	if dec.More() {
 		t.Errorf("more than the JSON on stdout:\n%s", out)
+	}
+	if js.Evidence == nil || js.Evidence.To.IsZero() {
+		t.Errorf("JSON without the evidence of the measured window: %+v", js.Evidence)
 	}
 	if js.RunDir != dir || js.TargetRate != 200 || js.Total.Committed == 0 || len(js.Scripts) != 1 || len(js.Scripts[0].Commands) != 2 {
 		t.Errorf("JSON: run_dir %q, target %v, committed %d, scripts %+v", js.RunDir, js.TargetRate, js.Total.Committed, js.Scripts)
