@@ -1,0 +1,616 @@
+package checks
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/pgtrial/pgtrial/internal/results"
+)
+
+// series is one per-interval metric of the measured window: x elapsed
+// seconds, y values.
+type series struct {
+	name string
+	x, y []float64
+}
+
+// steadySeries are the metrics the warm-up is judged on (§4.7: throughput
+// and a latency percentile). In the open model the schedule sets the
+// throughput, so a cold start shows in latency only.
+func (in *input) steadySeries() []series {
+	var out []series
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	if in.run.Model.Kind != results.ModelOpen {
+		s := series{name: "tps"}
+		for _, r := range in.win.rows {
+			if finite(r.TPS) && finite(r.Elapsed) {
+				s.x, s.y = append(s.x, r.Elapsed), append(s.y, r.TPS)
+			}
+		}
+		out = append(out, s)
+	}
+	s := series{name: "response p50"}
+	for _, r := range in.win.rows {
+		if r.Committed > 0 && finite(r.ResponseP50) && finite(r.Elapsed) {
+			s.x, s.y = append(s.x, r.Elapsed), append(s.y, r.ResponseP50)
+		}
+	}
+	return append(out, s)
+}
+
+// warmup: a warm-up was discarded and the window is steady.
+func (in *input) warmup() results.Check {
+	c := results.Check{Name: ItemWarmup}
+	w := &in.win
+	var problems, fine []string
+	departure, tested := 0.0, false
+	for _, s := range in.steadySeries() {
+		if len(s.y) < minSteadyIntervals {
+			continue
+		}
+		tested = true
+		if d, k, ok := mser5(s.y); ok && d > 0 {
+			cut := d * mserBatch
+			head, rest := mean(s.y[:cut]), mean(s.y[cut:])
+			if rest != 0 {
+				rel := (head - rest) / math.Abs(rest)
+				departure = max(departure, math.Abs(rel))
+				switch {
+				case math.Abs(rel) <= steadyTolerance:
+					fine = append(fine, fmt.Sprintf("%s: the first %d intervals differ by %s from the rest", s.name, cut, signedPct(rel)))
+				case d > k/2:
+					problems = append(problems, fmt.Sprintf("%s has no steady state (MSER-5 would cut %d of %d intervals; they differ by %s from the rest)", s.name, cut, len(s.y), signedPct(rel)))
+				default:
+					problems = append(problems, fmt.Sprintf("%s of the first %d intervals differs by %s from the rest (MSER-5)", s.name, cut, signedPct(rel)))
+				}
+			}
+		} else if ok {
+			fine = append(fine, s.name+": MSER-5 cuts nothing")
+		}
+		if f, ok := fitLine(s.x, s.y); ok {
+			dr := f.drift()
+			if f.pTwo < trendAlpha && math.Abs(dr) > driftTolerance {
+				departure = max(departure, math.Abs(dr))
+				problems = append(problems, fmt.Sprintf("%s drifts %s across the window (R² %.2f, %s, %d intervals)", s.name, signedPct(dr), f.r2, fmtP(f.pTwo), f.n))
+			} else {
+				fine = append(fine, fmt.Sprintf("%s drift %s (%s)", s.name, signedPct(dr), fmtP(f.pTwo)))
+			}
+		}
+	}
+	if tested {
+		c.Value = departure
+	} else {
+		c.Value = w.warmup
+	}
+	var b strings.Builder
+	switch {
+	case !w.hasWarmup:
+		c.Status = Warn
+		b.WriteString("no warm-up phase: the measured window starts with cold caches and new connections; give a warm-up (--warmup 60s, longer when the data is larger than shared_buffers)")
+		if len(problems) > 0 {
+			b.WriteString("; and " + strings.Join(problems, "; "))
+		}
+	case len(problems) > 0:
+		c.Status = Warn
+		fmt.Fprintf(&b, "warm-up of %s discarded, but the measured window is not steady: %s; lengthen the warm-up (or the window) until it is, or report the run as drifting",
+			fmtSeconds(w.warmup), strings.Join(problems, "; "))
+	default:
+		c.Status = Pass
+		fmt.Fprintf(&b, "warm-up of %s discarded", fmtSeconds(w.warmup))
+		switch {
+		case tested:
+			fmt.Fprintf(&b, "; the measured window is steady (%s)", strings.Join(fine, "; "))
+		case len(w.rows) > 0:
+			fmt.Fprintf(&b, "; %d measured intervals are too few to test for a steady state (need %d)", len(w.rows), minSteadyIntervals)
+		default:
+			b.WriteString("; no timeline to test for a steady state")
+		}
+	}
+	c.Message = b.String()
+	return c
+}
+
+// checkpoints counts the checkpoints completed in the window: from the
+// events (a "counters" event may stand for several), or the evidence's
+// count, whichever is larger (they come from the same events; either may be
+// missing). observed is false when nothing watched for checkpoints.
+func (in *input) checkpoints() (n int, observed bool) {
+	for _, e := range in.events {
+		if e.Kind != results.EventCheckpoint || !in.win.inWindow(e.Time) {
+			continue
+		}
+		if k := dataInt(e.Data["checkpoints"]); k > 0 {
+			n += int(k)
+		} else {
+			n++
+		}
+	}
+	if ev := in.run.Evidence; ev != nil {
+		n = max(n, ev.Checkpoints)
+	}
+	return n, n > 0 || in.serverWatched()
+}
+
+// serverWatched reports whether the server collector ran: run.json lists
+// it, or its events are there.
+func (in *input) serverWatched() bool {
+	if in.collected(collectorServer) {
+		return true
+	}
+	return slices.ContainsFunc(in.events, func(e results.Event) bool {
+		return e.Kind == results.EventCheckpoint || e.Kind == results.EventAutovacuum
+	})
+}
+
+// checkpointInWindow: the window contains a checkpoint, or is long enough
+// to.
+func (in *input) checkpointInWindow() results.Check {
+	c := results.Check{Name: ItemCheckpoint}
+	w := &in.win
+	n, observed := in.checkpoints()
+	c.Value = n
+	var timeout time.Duration
+	tset, ok := in.setting("checkpoint_timeout")
+	if ok {
+		d, err := parseDuration(tset, time.Second)
+		if err == nil && d > 0 {
+			timeout = d
+		}
+	}
+	why := "none completed"
+	if !observed {
+		why = "not observed: the server collector did not run"
+	}
+	switch {
+	case n > 0:
+		c.Status = Pass
+		c.Message = fmt.Sprintf("%d checkpoint%s completed in the %s measured window: its I/O is part of the figures", n, plural(n), fmtSeconds(w.seconds))
+	case !(w.seconds > 0):
+		c.Status = Warn
+		c.Message = "the measured window is unknown (no phases or timeline), so whether it covers a checkpoint is too"
+	case timeout > 0 && w.seconds >= 2*timeout.Seconds():
+		c.Status = Pass
+		c.Message = fmt.Sprintf("no checkpoint seen (%s), but the %s window lasts at least 2 × checkpoint_timeout (%s)", why, fmtSeconds(w.seconds), tset)
+	case timeout > 0:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("no checkpoint in the %s measured window (%s; checkpoint_timeout = %s): the figures leave out checkpoint I/O; measure at least 2 × checkpoint_timeout = %s, or lower checkpoint_timeout for the test",
+			fmtSeconds(w.seconds), why, tset, fmtSeconds(2*timeout.Seconds()))
+	default:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("no checkpoint in the %s measured window (%s) and checkpoint_timeout is unknown: the figures may leave out checkpoint I/O; measure at least 2 × checkpoint_timeout", fmtSeconds(w.seconds), why)
+	}
+	return c
+}
+
+// totals are the measured phase's counts: from the summary, else the sum
+// of the measured timeline rows (an interrupted run).
+type totals struct {
+	committed, failed, skipped, dropped int64
+	tps, achieved, target               float64 // per second
+	seconds                             float64
+}
+
+func (in *input) totals() (totals, bool) {
+	var t totals
+	if s := in.run.Summary; s != nil {
+		t = totals{
+			committed: s.Total.Committed, failed: s.Total.Failed, skipped: s.Total.Skipped, dropped: s.Total.Dropped,
+			tps: s.Total.TPS, achieved: s.AchievedRate, target: s.TargetRate, seconds: s.Duration,
+		}
+	} else {
+		if len(in.win.all) == 0 {
+			return t, false
+		}
+		for _, r := range in.win.all {
+			t.committed += r.Committed
+			t.failed += r.Failed
+			t.skipped += r.Skipped
+			t.dropped += r.Dropped
+		}
+		t.seconds = in.win.seconds
+		if t.seconds > 0 {
+			t.tps = float64(t.committed) / t.seconds
+			t.achieved = float64(t.committed+t.failed) / t.seconds
+		}
+	}
+	if t.target == 0 {
+		t.target = in.run.Model.Rate
+	}
+	return t, true
+}
+
+// openModelLatency: latency percentiles come from an open-model run.
+func (in *input) openModelLatency() results.Check {
+	c := results.Check{Name: ItemOpenModel}
+	m := &in.run.Model
+	switch m.Kind {
+	case results.ModelOpen:
+		c.Status, c.Value = Pass, m.Rate
+		c.Message = fmt.Sprintf("open model at %.6g tx/s: latency runs from each transaction's intended start, so a stall shows in it", m.Rate)
+	case results.ModelClosed:
+		c.Status = Warn
+		t, ok := in.totals()
+		if ok && t.tps > 0 && m.Clients > 0 {
+			little := float64(m.Clients) / t.tps * 1000
+			c.Value = little
+			c.Message = fmt.Sprintf("closed model: mean latency = clients/tps = %d/%.1f = %.3g ms by Little's law, set by the client count, and a stall hides most of its victims (coordinated omission); measure latency in an open-model run (--rate) at a fraction of this run's throughput",
+				m.Clients, t.tps, little)
+		} else {
+			c.Message = "closed model: its latency is set by the client count (Little's law: mean = clients/tps) and hides stalls (coordinated omission); measure latency in an open-model run (--rate)"
+		}
+	default:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("load model %q unknown: latency percentiles are trustworthy only from an open-model run", m.Kind)
+	}
+	return c
+}
+
+// skippedDropped: the share of the scheduled transactions the latency
+// figures leave out.
+func (in *input) skippedDropped() results.Check {
+	c := results.Check{Name: ItemSkippedDropped}
+	t, ok := in.totals()
+	if !ok {
+		c.Status = Warn
+		c.Message = "no summary or timeline: the skipped and dropped counts are unknown"
+		return c
+	}
+	scheduled := t.committed + t.failed + t.skipped + t.dropped
+	var x float64
+	if scheduled > 0 {
+		x = float64(t.skipped+t.dropped) / float64(scheduled)
+	}
+	c.Value = x
+	failed := ""
+	if t.failed > 0 {
+		failed = fmt.Sprintf("; failed %s (also left out of the latency)", pct(float64(t.failed)/float64(scheduled)))
+	}
+	counts := fmt.Sprintf("skipped %d, dropped %d of %d scheduled = %s%s", t.skipped, t.dropped, scheduled, pct(x), failed)
+	switch {
+	case x > excludedFail:
+		c.Status = Fail
+		c.Message = fmt.Sprintf("%s: the latency percentiles leave out more than %s of the load offered and describe the transactions that ran, not the schedule; lower the rate or raise --latency-limit", counts, pct(excludedFail))
+	case x > excludedWarn:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("%s (above %s): print this share with every latency figure; the server is near or past its capacity at this rate", counts, pct(excludedWarn))
+	default:
+		c.Status = Pass
+		c.Message = counts + ", printed with the latency figures"
+	}
+	return c
+}
+
+// dataVsMemory: which memory the data fits in.
+func (in *input) dataVsMemory() results.Check {
+	c := results.Check{Name: ItemDataVsMemory}
+	var data int64
+	if s := in.run.Server; s != nil {
+		data = s.DatabaseBytes
+		if data <= 0 {
+			for _, t := range s.Tables {
+				data += max(t.TotalBytes, 0)
+			}
+		}
+	}
+	var sb int64
+	sbSet, sbOK := in.setting("shared_buffers")
+	if sbOK {
+		if v, err := parseBytes(sbSet, blockSize); err == nil && v > 0 {
+			sb = v
+		}
+	}
+	var ram int64
+	if h := in.run.Host; h != nil {
+		ram = h.MemoryBytes
+	}
+	if data > 0 {
+		c.Value = data
+	}
+	switch {
+	case data <= 0 || sb <= 0:
+		c.Status = Warn
+		var unknown []string
+		if data <= 0 {
+			unknown = append(unknown, "the data size")
+		}
+		if sb <= 0 {
+			unknown = append(unknown, "shared_buffers")
+		}
+		c.Message = strings.Join(unknown, " and ") + " unknown (run with the server collector): the result cannot say whether it measured memory or the disk"
+	case data <= sb:
+		c.Status = Pass
+		c.Message = fmt.Sprintf("data %s fits in shared_buffers %s (%.2g×): a memory benchmark; reads never reach the operating system", fmtBytes(data), fmtBytes(sb), float64(data)/float64(sb))
+	case ram <= 0:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("data %s = %.2g × shared_buffers %s, and the server's RAM is unknown: reads come from the page cache or the disk, which one cannot be told", fmtBytes(data), float64(data)/float64(sb), fmtBytes(sb))
+	case data <= ram:
+		c.Status = Pass
+		c.Message = fmt.Sprintf("data %s = %.2g × shared_buffers %s but %.2g × RAM %s: reads come from the page cache, not the disk (not a disk benchmark)", fmtBytes(data), float64(data)/float64(sb), fmtBytes(sb), float64(data)/float64(ram), fmtBytes(ram))
+	default:
+		c.Status = Pass
+		c.Message = fmt.Sprintf("data %s = %.2g × RAM %s (shared_buffers %s): reads reach the disk", fmtBytes(data), float64(data)/float64(ram), fmtBytes(ram), fmtBytes(sb))
+	}
+	return c
+}
+
+// isTPCB reports whether the workload runs pgbench's tpcb-like script
+// (pgtrial's name "tpcb-like", pgbench's description "<builtin: TPC-B (sort
+// of)>"), the one that updates a pgbench_branches row per transaction.
+func isTPCB(w *results.Workload) bool {
+	is := func(name string) bool {
+		n := strings.ToLower(name)
+		return strings.Contains(n, "tpcb-like") || strings.Contains(n, "tpc-b (sort of)")
+	}
+	for _, s := range w.Scripts {
+		if s.Weight > 0 && is(s.Name) {
+			return true
+		}
+	}
+	return len(w.Scripts) == 0 && is(w.Name)
+}
+
+// scaleVsClients: tpcb-like with fewer branches than clients measures row
+// lock contention.
+func (in *input) scaleVsClients() results.Check {
+	c := results.Check{Name: ItemScaleVsClients}
+	w, clients := &in.run.Workload, in.run.Model.Clients
+	switch {
+	case !isTPCB(w):
+		c.Status = Pass
+		c.Message = "not tpcb-like: no per-branch row to contend on"
+	case w.Scale <= 0:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("tpcb-like with an unknown scale and %d clients: with scale < clients the clients queue on pgbench_branches row locks", clients)
+	case w.Scale < clients:
+		c.Status, c.Value = Warn, w.Scale
+		c.Message = fmt.Sprintf("tpcb-like at scale %d with %d clients: every transaction updates one of %d pgbench_branches rows, so clients queue on row locks and the run measures that contention; use scale ≥ clients", w.Scale, clients, w.Scale)
+	default:
+		c.Status, c.Value = Pass, w.Scale
+		c.Message = fmt.Sprintf("tpcb-like at scale %d ≥ %d clients", w.Scale, clients)
+	}
+	return c
+}
+
+// clientCPU: the load generator is below saturation.
+func (in *input) clientCPU() results.Check {
+	c := results.Check{Name: ItemClientCPU}
+	var cpu float64
+	known := false
+	if ev := in.run.Evidence; ev != nil && (in.collected(collectorOS) || ev.CPU != nil || ev.ClientCPU > 0) {
+		cpu, known = ev.ClientCPU, true
+	} else if in.osClientCPU != nil {
+		cpu, known = *in.osClientCPU, true
+	}
+	if !known || math.IsNaN(cpu) || math.IsInf(cpu, 0) {
+		c.Status = Warn
+		c.Message = "pgtrial's own CPU was not measured (the OS collector did not run): a saturated load generator would measure itself"
+		if in.osErr != nil {
+			c.Message = fmt.Sprintf("pgtrial's own CPU is unknown (%v): a saturated load generator would measure itself", in.osErr)
+		}
+		return c
+	}
+	c.Value = cpu
+	threads := in.run.Model.Threads
+	hostCPUs := 0
+	if h := in.run.Host; h != nil && h.Local {
+		hostCPUs = h.CPUs
+	}
+	var limits []string
+	status := Pass
+	raise := func(s string) {
+		if s == Fail || (s == Warn && status == Pass) {
+			status = s
+		}
+	}
+	if threads > 0 {
+		share := cpu / float64(threads)
+		limits = append(limits, fmt.Sprintf("%s of its %d thread%s", pct(share), threads, plural(threads)))
+		switch {
+		case share > cpuThreadFail:
+			raise(Fail)
+		case share > cpuThreadWarn:
+			raise(Warn)
+		}
+	}
+	if hostCPUs > 0 {
+		share := cpu / float64(hostCPUs)
+		limits = append(limits, fmt.Sprintf("%s of the %d CPUs it shares with the server", pct(share), hostCPUs))
+		switch {
+		case share > cpuHostFail:
+			raise(Fail)
+		case share > cpuHostWarn:
+			raise(Warn)
+		}
+	}
+	c.Status = status
+	used := fmt.Sprintf("pgtrial used %.2f CPU", cpu)
+	if len(limits) > 0 {
+		used += " (" + strings.Join(limits, ", ") + ")"
+	}
+	switch status {
+	case Fail:
+		c.Message = used + ": the load generator is saturated and the figures measure it, not the server; add threads (-j), or run pgtrial on another machine"
+	case Warn:
+		c.Message = fmt.Sprintf("%s: near saturation (warn above %s of the threads or %s of a shared machine); add threads (-j) or run pgtrial on another machine", used, pct(cpuThreadWarn), pct(cpuHostWarn))
+	default:
+		c.Message = used + ": below saturation"
+		if len(limits) == 0 {
+			c.Message = used + ", with its threads and the machine's CPUs unknown: not judged against a limit"
+			c.Status = Warn
+		}
+	}
+	return c
+}
+
+// rateAchieved: the open model's schedule was kept up with.
+func (in *input) rateAchieved() results.Check {
+	c := results.Check{Name: ItemRateAchieved}
+	m := &in.run.Model
+	switch m.Kind {
+	case results.ModelOpen:
+	case results.ModelClosed:
+		c.Status = Pass
+		c.Message = "closed model: no target rate"
+		return c
+	default:
+		c.Status = Pass
+		c.Message = fmt.Sprintf("load model %q: no target rate to check", m.Kind)
+		return c
+	}
+	t, ok := in.totals()
+	if !ok || !(t.target > 0) || !(t.seconds > 0) {
+		c.Status = Fail
+		c.Message = "open model, but the achieved rate is unknown (no summary or timeline, or no target rate)"
+		return c
+	}
+	expected := t.target * t.seconds
+	started := t.achieved * t.seconds
+	share := started / expected
+	c.Value = share
+	margin := rateShortfall * expected
+	noise := ""
+	if m.Arrival != "uniform" {
+		if p := poissonSigmas * math.Sqrt(expected); p > margin {
+			margin = p
+			noise = fmt.Sprintf(", %g√E for Poisson arrivals", float64(poissonSigmas))
+		}
+	}
+	rateOK := expected-started <= margin
+	rate := fmt.Sprintf("achieved %.1f of %.6g tx/s (%s; %.0f of %.0f scheduled started, tolerance %.0f = max(1 %% of E%s)",
+		t.achieved, t.target, pct(share), started, expected, margin, noise)
+	if t.skipped+t.dropped > 0 {
+		rate += fmt.Sprintf("; %d skipped, %d dropped", t.skipped, t.dropped)
+	}
+	rate += ")"
+	lag, lagGrowing := in.lagTrend()
+	switch {
+	case !rateOK && lagGrowing:
+		c.Status = Fail
+		c.Message = rate + " and " + lag + ": the server cannot keep this rate; lower it (pgtrial capacity finds the highest that holds)"
+	case !rateOK:
+		c.Status = Fail
+		c.Message = rate + ": the schedule was not kept; lower the rate, add clients, or check the load generator's CPU"
+	case lagGrowing:
+		c.Status = Fail
+		c.Message = rate + ", but " + lag + ": a queue is building, so the run is not sustainable and its latency grows with its length"
+	default:
+		c.Status = Pass
+		c.Message = rate + "; " + lag
+	}
+	return c
+}
+
+// lagTrend tests the measured lag p99 for growth: a one-sided slope with
+// p < trendAlpha, a fitted rise b·T above lagRiseMs, and the median of the
+// last quarter of the intervals above the first quarter's by more than
+// lagRiseMs (so one late spike, such as a checkpoint at the end, does not
+// count as a queue that keeps building).
+func (in *input) lagTrend() (string, bool) {
+	var x, y []float64
+	for _, r := range in.win.rows {
+		if !math.IsNaN(r.LagP99) && !math.IsInf(r.LagP99, 0) {
+			x, y = append(x, r.Elapsed), append(y, r.LagP99)
+		}
+	}
+	f, ok := fitLine(x, y)
+	if !ok || len(y) < 8 {
+		return fmt.Sprintf("lag trend not tested (%d intervals)", len(y)), false
+	}
+	q := len(y) / 4
+	firstQ, lastQ := median(y[:q]), median(y[len(y)-q:])
+	desc := fmt.Sprintf("lag p99 %.3g → %.3g ms (first → last quarter; fitted rise %+.3g ms, one-sided %s)", firstQ, lastQ, f.rise(), fmtP(f.pUp()))
+	growing := f.pUp() < trendAlpha && f.rise() > lagRiseMs && lastQ-firstQ > lagRiseMs
+	if growing {
+		return "the lag grows: " + desc, true
+	}
+	return "lag not growing: " + desc, false
+}
+
+// autovacuum: autovacuum runs in the window are noted by table.
+func (in *input) autovacuum() results.Check {
+	c := results.Check{Name: ItemAutovacuum}
+	byTable := map[string]*results.TableVacuum{}
+	var order []string
+	add := func(table string, v, a int64) {
+		tv := byTable[table]
+		if tv == nil {
+			tv = &results.TableVacuum{Table: table}
+			byTable[table] = tv
+			order = append(order, table)
+		}
+		tv.Vacuums += v
+		tv.Analyzes += a
+	}
+	for _, e := range in.events {
+		if e.Kind == results.EventAutovacuum && in.win.inWindow(e.Time) {
+			name, _ := e.Data["table"].(string)
+			add(name, dataInt(e.Data["vacuums"]), dataInt(e.Data["analyzes"]))
+		}
+	}
+	if len(byTable) == 0 && in.run.Evidence != nil {
+		for _, tv := range in.run.Evidence.Autovacuum {
+			add(tv.Table, tv.Vacuums, tv.Analyzes)
+		}
+	}
+	slices.Sort(order)
+	var runs int64
+	var names []string
+	for _, t := range order {
+		tv := byTable[t]
+		runs += tv.Vacuums + tv.Analyzes
+		var what []string
+		if tv.Vacuums > 0 {
+			what = append(what, fmt.Sprintf("%d vacuum%s", tv.Vacuums, plural(tv.Vacuums)))
+		}
+		if tv.Analyzes > 0 {
+			what = append(what, fmt.Sprintf("%d analyze%s", tv.Analyzes, plural(tv.Analyzes)))
+		}
+		name := t
+		if name == "" {
+			name = "?"
+		}
+		names = append(names, name+" ("+strings.Join(what, ", ")+")")
+	}
+	c.Value = runs
+	switch {
+	case len(names) > 0:
+		c.Status = Warn
+		c.Message = "autovacuum ran in the measured window: " + strings.Join(names, ", ") + "; its I/O and locks are part of the figures (production-like, but compare variants only when each saw it, or VACUUM ANALYZE before the runs)"
+	case in.serverWatched():
+		c.Status = Pass
+		c.Message = "no autovacuum or autoanalyze finished in the measured window"
+	default:
+		c.Status = Warn
+		c.Message = "autovacuum not observed: the server collector did not run"
+	}
+	return c
+}
+
+// dataInt reads a count from an event's Data (JSON numbers decode as
+// float64; in memory they may be integers).
+func dataInt(v any) int64 {
+	switch n := v.(type) {
+	case float64:
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			return 0
+		}
+		return int64(math.Round(n))
+	case int64:
+		return n
+	case int:
+		return int64(n)
+	case int32:
+		return int64(n)
+	}
+	return 0
+}
+
+func plural[T int | int64](n T) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
