@@ -178,8 +178,11 @@ func TestOSProcSamples(t *testing.T) {
 		if math.IsNaN(r.DirtyKB) || math.IsNaN(r.WritebackKB) || math.IsNaN(r.BI) || math.IsNaN(r.SI) {
 			t.Errorf("row %d: dirty %v writeback %v bi %v si %v: want measured", i, r.DirtyKB, r.WritebackKB, r.BI, r.SI)
 		}
-		if !(r.ClientCPU > 0.2) {
-			t.Errorf("row %d: client_cpu %v, want > 0.2 while a goroutine spins", i, r.ClientCPU)
+		// The spinning goroutine gets a CPU on an idle machine (~1.0) but
+		// only a share of one on a busy 2-core one (0.12 was seen); an idle
+		// process shows 0 at the 10 ms tick resolution.
+		if !(r.ClientCPU >= 0.05) {
+			t.Errorf("row %d: client_cpu %v, want ≥ 0.05 while a goroutine spins", i, r.ClientCPU)
 		}
 		for _, d := range r.Disks {
 			if !(d.Util >= 0 && d.Util <= 100) || !(d.ReadsPerS >= 0) || !(d.AquSz >= 0) || !(d.AwaitMs >= 0) {

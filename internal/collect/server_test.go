@@ -269,8 +269,13 @@ func TestServerWALAndIdle(t *testing.T) {
 	if lsnBytes < n*100 {
 		t.Errorf("wal_lsn_bytes = %v, want ≥ %d", lsnBytes, n*100)
 	}
-	if st.src.plan.version >= 140000 && lsnBytes < srvNum(t, row, "wal_bytes") {
-		t.Errorf("wal_lsn_bytes %v < wal_bytes %v: the LSN counts page headers too", lsnBytes, row["wal_bytes"])
+	// The LSN counts page headers too, so it moves at least as far as
+	// pg_stat_wal's bytes — over the same span. The counters reach the view
+	// when a backend flushes its statistics, the LSN is read as it is: a
+	// row's two figures may cover slightly different spans (on 18, 1 % less
+	// LSN than counted bytes was seen), hence the 10 % margin.
+	if st.src.plan.version >= 140000 && lsnBytes < 0.9*srvNum(t, row, "wal_bytes") {
+		t.Errorf("wal_lsn_bytes %v < 0.9 × wal_bytes %v: the LSN counts page headers too", lsnBytes, row["wal_bytes"])
 	}
 	if got := srvNum(t, row, "xact_commit"); got < 1 {
 		t.Errorf("xact_commit = %v, want ≥ 1", got)
@@ -804,7 +809,8 @@ func TestReadServerInfo(t *testing.T) {
 }
 
 // TestServerThroughCollector: started by Start, the source writes a row per
-// grid point from the first period on, and the server information is read.
+// grid point from the first period on, Stop takes the one at or after the
+// end, and the server information is read.
 func TestServerThroughCollector(t *testing.T) {
 	ctx := srvCtx(t)
 	url := pgtest.ConnString(t)
@@ -828,8 +834,13 @@ func TestServerThroughCollector(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) < 4 || len(rows) > 5 {
-		t.Fatalf("%d rows in 1.1 s at 200 ms, want 5 (4 on a slow machine)", len(rows))
+	// Grid points 0.2 … 1.0 s, and the last one at or after Stop's end:
+	// 1.2 s (a late timer may skip one point on a slow machine).
+	if len(rows) < 5 || len(rows) > 6 {
+		t.Fatalf("%d rows in 1.1 s at 200 ms and one after the end, want 6 (5 on a slow machine)", len(rows))
+	}
+	if last := rows[len(rows)-1].ElapsedS; last < 1.1 {
+		t.Errorf("last row at %.3f s, want the sample at or after the end (1.1 s)", last)
 	}
 	for i, r := range rows {
 		k := r.ElapsedS / 0.2
