@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 
+	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/localpg"
 	"github.com/pgtrial/pgtrial/internal/metrics"
@@ -809,6 +810,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		run.Warnings = append(run.Warnings, "writing the run directory: "+writeErr.Error())
 	}
 	stopCollectors(collector, run, dirPath, end, o.interval.d)
+	run.Checks = runChecks(run, dirPath)
 	finish()
 	if finishErr != nil {
 		out.println("pgtrial: warning: " + finishErr.Error())
@@ -1247,6 +1249,11 @@ func writeRunSummary(w io.Writer, v *summaryView) {
 		fmt.Fprintf(w, "target %s tx/s, achieved %s tx/s (%.1f %%)\n", fmtRate(s.TargetRate), fmtRate(s.AchievedRate), share)
 	}
 	writeEvidence(w, v.run.Evidence, v.run.Collectors)
+	if len(v.run.Checks) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "checklist (DESIGN §8: what this run can and cannot show)")
+		fmt.Fprint(w, checks.Text(v.run.Checks))
+	}
 	for _, warn := range v.run.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/pflag"
 
+	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
@@ -214,4 +215,19 @@ func bytesText(n int64) string {
 		return fmt.Sprintf("%d B", n)
 	}
 	return fmt.Sprintf("%.1f %s", v, units[i])
+}
+
+// runChecks is the honesty checklist of the run (internal/checks) from what
+// run.json will hold and the timeline and events written so far; a file
+// that cannot be read is left out (its items say "unknown").
+func runChecks(run *results.Run, dir string) []results.Check {
+	timeline, err := results.ReadTimeline(dir)
+	if err != nil {
+		run.Warnings = append(run.Warnings, "checklist: "+err.Error())
+	}
+	events, err := results.ReadEvents(dir)
+	if err != nil {
+		run.Warnings = append(run.Warnings, "checklist: "+err.Error())
+	}
+	return checks.RunChecks(run, timeline, events)
 }

@@ -176,41 +176,48 @@ func Start(ctx context.Context, cfg Config) (*Collector, error) {
 	if err != nil {
 		return nil, fmt.Errorf("collectors: %w", err)
 	}
-	c.server, err = readServerInfo(ctx, conn, cfg.Tables)
-	conn.Close(context.Background())
-	if err != nil {
-		c.warn("server information: %v", err)
-	}
-	c.host, err = readHost(ctx, cfg.Local, cfg.NodeExporter)
-	if err != nil {
-		c.warn("host information: %v", err)
-	}
 
-	for _, k := range cfg.Kinds {
-		var src source
+	// The information and the sources start side by side: each opens its
+	// own connection and reads its baseline, and the run waits for the
+	// slowest, not for their sum.
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
 		var err error
-		switch k {
-		case KindWaits:
-			src, err = newWaits(ctx, &c.cfg, c.warn)
-		case KindStatements:
-			c.stmts, err = newStatements(ctx, &c.cfg, c.warn)
-			if err == nil {
-				src = c.stmts
-			} else {
-				c.stmts = nil
-			}
-		case KindServer:
-			src, err = newServer(ctx, &c.cfg, c.warn)
-		case KindOS:
-			src, err = newOSStats(ctx, &c.cfg, c.warn)
-		}
+		c.server, err = readServerInfo(ctx, conn, cfg.Tables)
+		conn.Close(context.Background())
 		if err != nil {
-			c.warn("%s collector not started: %v", k, err)
+			c.warn("server information: %v", err)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		var err error
+		c.host, err = readHost(ctx, cfg.Local, cfg.NodeExporter)
+		if err != nil {
+			c.warn("host information: %v", err)
+		}
+	}()
+	started := make([]source, len(cfg.Kinds))
+	errs := make([]error, len(cfg.Kinds))
+	for i, k := range cfg.Kinds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			started[i], errs[i] = c.newSource(ctx, k)
+		}()
+	}
+	wg.Wait()
+	for i, k := range cfg.Kinds {
+		if errs[i] != nil {
+			c.warn("%s collector not started: %v", k, errs[i])
 			continue
 		}
-		if src != nil {
-			c.sources = append(c.sources, runningSource{kind: k, src: src})
+		if k == KindStatements {
+			c.stmts = started[i].(*statements)
 		}
+		c.sources = append(c.sources, runningSource{kind: k, src: started[i]})
 	}
 
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -226,6 +233,37 @@ func Start(ctx context.Context, cfg Config) (*Collector, error) {
 		}()
 	}
 	return c, nil
+}
+
+// newSource starts the source of kind k.
+func (c *Collector) newSource(ctx context.Context, k string) (source, error) {
+	switch k {
+	case KindWaits:
+		w, err := newWaits(ctx, &c.cfg, c.warn)
+		if err != nil {
+			return nil, err // not a typed nil in the interface
+		}
+		return w, nil
+	case KindStatements:
+		st, err := newStatements(ctx, &c.cfg, c.warn)
+		if err != nil {
+			return nil, err // not a typed nil in the interface
+		}
+		return st, nil
+	case KindServer:
+		sv, err := newServer(ctx, &c.cfg, c.warn)
+		if err != nil {
+			return nil, err // not a typed nil in the interface
+		}
+		return sv, nil
+	case KindOS:
+		o, err := newOSStats(ctx, &c.cfg, c.warn)
+		if err != nil {
+			return nil, err // not a typed nil in the interface
+		}
+		return o, nil
+	}
+	return nil, fmt.Errorf("unknown collector %q", k)
 }
 
 // loop samples s on its grid until ctx is cancelled. Grid points already
