@@ -11,9 +11,10 @@
 #               $PGTRIAL_BENCH_URL, else the "pgtrial local" cluster (started if needed)
 #   --memory    also run (d): 330 s of select-only, pgtrial's RSS at 60 s and 300 s (+6 min)
 #
-# Figures (both tools get the same options, the same database and -n; runs alternate
-# pgbench, pgtrial, pgbench, pgtrial, ...; a pair's ratio pgtrial/pgbench cancels the
-# machine's drift, and the verdict is the median of the pairs' ratios):
+# Figures (both tools get the same options, the same database and -n; the runs of a pair
+# follow each other, pgbench first in odd pairs and pgtrial first in even ones; a pair's
+# ratio pgtrial/pgbench cancels the machine's drift, and the verdict is the median of the
+# pairs' ratios):
 #   (a) -S -M prepared -c 4 -j 2 -n -t XACTS: client CPU (user+sys of the tool's process,
 #       from its rusage, not the server's) per transaction in µs, and tps.
 #       Targets: pgtrial CPU/tx <= 1.00 x pgbench, tps >= 0.97 x pgbench.
@@ -180,6 +181,11 @@ differences() {
 	return 0
 }
 
+# order PAIR: the pair's two tools, pgbench first in odd pairs and pgtrial first in even
+# ones (A B, B A, A B, …): whatever favours the first or the second run of a pair (the
+# host's CPU credit, caches, the other run's after-effects) falls on both tools equally.
+order() { if [ $(($1 % 2)) = 1 ]; then echo pgbench pgtrial; else echo pgtrial pgbench; fi; }
+
 sel=(-S -M prepared -c 4 -j 2 -n)
 echo
 others
@@ -195,7 +201,7 @@ printf "$fa" pair tool wall_s user_s sys_s cpu_us/tx tps
 declare -A A_cpu A_tps
 A_rcpu= A_rtps=
 for i in $(seq "$pairs"); do
-	for tool in pgbench pgtrial; do
+	for tool in $(order "$i"); do
 		tag=${tool}_a$i
 		bench $tool "$tag" 600 "${sel[@]}" -t "$xacts"
 		read -r real user sys <"$tmp/$tag.time"
@@ -226,7 +232,7 @@ fc='%-6s %-8s %10s %12s %12s %10s %10s %10s\n'
 printf "$fc" pair tool processed achieved/s achv/target lag_p50_us lag_p99_us lag_max_us
 declare -A C_rate C_p50 C_p99
 for i in $(seq "$pairs"); do
-	for tool in pgbench pgtrial; do
+	for tool in $(order "$i"); do
 		tag=${tool}_c$i
 		bench $tool "$tag" $((dur + 60)) "${sel[@]}" -T "$dur" -R "$rate" -l --log-prefix "$tmp/log_$tag"
 		n=$(report "$tag" 'number of transactions actually processed')
@@ -264,7 +270,7 @@ printf "$fb" pair tool processed tps latency_avg_ms
 declare -A B_tps
 B_rtps=
 for i in $(seq "$pairs"); do
-	for tool in pgbench pgtrial; do
+	for tool in $(order "$i"); do
 		tag=${tool}_b$i
 		bench $tool "$tag" $((dur + 60)) -c 4 -j 2 -n -T "$dur"
 		n=$(report "$tag" 'number of transactions actually processed')

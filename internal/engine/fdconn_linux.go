@@ -28,6 +28,13 @@ type fdConn struct {
 	local  net.Addr
 	remote net.Addr
 	w      fdWaiter
+	// sent: bytes were written since the last read. The reply to what was
+	// just sent cannot be there yet (a round trip to the server takes tens
+	// of µs), so the next read waits for the socket first instead of
+	// trying a recvfrom that fails with EAGAIN (pgbench makes ~0.7 of
+	// those per transaction): when the reply is already there, the group's
+	// ppoll — made anyway for the other clients — reports it at once.
+	sent bool
 }
 
 // fdWaiter suspends the caller until fd is readable (or writable); false
@@ -100,6 +107,12 @@ func rawWrite(fd int, p []byte) (int, error) {
 }
 
 func (c *fdConn) Read(p []byte) (int, error) {
+	if c.sent {
+		c.sent = false
+		if !c.w.waitFD(c.fd, false) {
+			return 0, c.opError("read", errAbandoned)
+		}
+	}
 	for {
 		n, err := rawRead(c.fd, p)
 		switch err {
@@ -135,6 +148,7 @@ func (c *fdConn) Write(p []byte) (int, error) {
 			return written, c.opError("write", err)
 		}
 	}
+	c.sent = written > 0
 	return written, nil
 }
 
