@@ -56,7 +56,9 @@ echo "options: $pairs pairs, -T $dur s after 3 s of warm-up, scale $scale"
 printf '%-6s %-8s %12s  %s\n' pair mode tps collectors
 ratios=
 for i in $(seq "$pairs"); do
-	for mode in off on; do
+	modes="off on"
+	[ $((i % 2)) = 0 ] && modes="on off" # A B, B A, …: the order's own effect cancels
+	for mode in $modes; do
 		args=(run --closed -b select-only -M prepared -c 4 -j 2 -T "$dur" --warmup 3s --quiet --json --run-dir "$tmp/run-$mode-$i" "$db")
 		[ $mode = off ] && args+=(--no-collect)
 		timeout --foreground -k 10 $((dur + 90)) "$bin" "${args[@]}" >"$tmp/$mode.json" 2>"$tmp/$mode.err" || {
