@@ -119,7 +119,7 @@ func TestRunCollectors(t *testing.T) {
 			t.Errorf("server.csv row at elapsed %v s: not on the 1 s grid", e)
 		}
 	}
-	for _, want := range []string{"evidence (measured window", "checkpoints", "WAL", "hit ratio", "statements by total time", "CPU"} {
+	for _, want := range []string{"evidence (measured window", "checkpoints", "WAL", "hit ratio", "statements by total time", "CPU", "checklist", "open_model_latency"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}

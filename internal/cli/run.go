@@ -625,7 +625,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		out.println("pgtrial: warning: collectors not started: " + err.Error())
 	}
 	if collector != nil {
-		defer collector.Stop(context.Background(), time.Now())
+		defer func() { collector.Stop(context.Background(), time.Now()) }()
 	}
 
 	layout := metrics.Layout{Scripts: len(programs), LatencyLimit: int64(o.latencyLimit.d / time.Microsecond)}
@@ -761,6 +761,9 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 
 	if !rec.Started() {
 		// The clients never got to run: nothing was measured.
+		if collector != nil {
+			collector.Stop(context.Background(), end)
+		}
 		dir.Close()
 		finishOnce.Do(func() {})
 		removeRunDir(dirPath, dirExisted)
@@ -819,7 +822,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(jsonSummary{Summary: summary, Evidence: run.Evidence, RunDir: dirPath}); err != nil {
+		if err := enc.Encode(jsonSummary{Summary: summary, Evidence: run.Evidence, Checks: run.Checks, RunDir: dirPath}); err != nil {
 			return err
 		}
 	} else {
@@ -849,6 +852,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 type jsonSummary struct {
 	results.Summary
 	Evidence *results.Evidence `json:"evidence,omitempty"`
+	Checks   []results.Check   `json:"checks,omitempty"`
 	RunDir   string            `json:"run_dir"`
 }
 

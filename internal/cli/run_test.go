@@ -185,6 +185,7 @@ func TestRunOpenJSON(t *testing.T) {
 	var js struct {
 		results.Summary
 		Evidence *results.Evidence `json:"evidence"`
+		Checks   []results.Check   `json:"checks"`
 		RunDir   string            `json:"run_dir"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
@@ -197,6 +198,9 @@ func TestRunOpenJSON(t *testing.T) {
 	}
 	if js.Evidence == nil || js.Evidence.To.IsZero() {
 		t.Errorf("JSON without the evidence of the measured window: %+v", js.Evidence)
+	}
+	if len(js.Checks) < 5 {
+		t.Errorf("JSON without the checklist: %+v", js.Checks)
 	}
 	if js.RunDir != dir || js.TargetRate != 200 || js.Total.Committed == 0 || len(js.Scripts) != 1 || len(js.Scripts[0].Commands) != 2 {
 		t.Errorf("JSON: run_dir %q, target %v, committed %d, scripts %+v", js.RunDir, js.TargetRate, js.Total.Committed, js.Scripts)
