@@ -84,6 +84,7 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newInitCommand(),
 		newPgbenchCommand(info),
 		newRunCommand(info),
+		newCompareCommand(),
 	)
 	return root
 }
