@@ -75,6 +75,7 @@ import (
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
 // Statuses.
@@ -236,7 +237,7 @@ func measureWindow(run *results.Run, rows []results.TimelineRow, events []result
 			gaps = append(gaps, g)
 		}
 	}
-	w.interval = median(gaps)
+	w.interval = stats.Median(gaps)
 
 	found := false
 	for _, p := range run.Phases {

@@ -145,6 +145,10 @@ func TestRunChecksItems(t *testing.T) {
 		{"warmup p50 drifts open", ItemWarmup, func(f *fixture) {
 			f.measured(func(i int, r *results.TimelineRow) { r.ResponseP50 *= 1 + float64(i)/measureS })
 		}, Warn, nil, []string{"response p50 drifts +"}},
+		{"warmup p50 on an exact line", ItemWarmup, func(f *fixture) {
+			// s = b·T/ȳ = 0.05·119/(5 + 0.05·59.5) = 0.746
+			f.measured(func(i int, r *results.TimelineRow) { r.ResponseP50 = 5 + 0.05*float64(i) })
+		}, Warn, nil, []string{"response p50 drifts +75 % across the window (R² 1.00, p < 1e-06, 120 intervals)"}},
 		{"warmup too few intervals", ItemWarmup, func(f *fixture) {
 			f.rows = f.rows[:warmupS+10]
 		}, Pass, 30.0, []string{"10 measured intervals are too few"}},
@@ -257,7 +261,13 @@ func TestRunChecksItems(t *testing.T) {
 		{"rate short", ItemRateAchieved, func(f *fixture) { f.run.Summary.AchievedRate = 95 }, Fail, 0.95, []string{"schedule was not kept"}},
 		{"lag grows", ItemRateAchieved, func(f *fixture) {
 			f.measured(func(i int, r *results.TimelineRow) { r.LagP99 += 5 * float64(i) })
-		}, Fail, nil, []string{"the lag grows", "not sustainable"}},
+		}, Fail, nil, []string{"the lag grows", "fitted rise +595 ms, one-sided p < 1e-06", "not sustainable"}}, // b·T = 5·119
+		{"lag falls", ItemRateAchieved, func(f *fixture) {
+			f.measured(func(i int, r *results.TimelineRow) { r.LagP99 += 5 * float64(measureS-1-i) })
+		}, Pass, nil, []string{"lag not growing", "fitted rise -595 ms, one-sided p = 1)"}},
+		{"lag too few intervals", ItemRateAchieved, func(f *fixture) {
+			f.rows = f.rows[:warmupS+7]
+		}, Pass, nil, []string{"lag trend not tested (7 intervals)"}},
 		{"lag spike at the end", ItemRateAchieved, func(f *fixture) {
 			f.measured(func(i int, r *results.TimelineRow) {
 				if i >= measureS-5 {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
 // series is one per-interval metric of the measured window: x elapsed
@@ -54,7 +55,7 @@ func (in *input) warmup() results.Check {
 		tested = true
 		if d, k, ok := mser5(s.y); ok && d > 0 {
 			cut := d * mserBatch
-			head, rest := mean(s.y[:cut]), mean(s.y[cut:])
+			head, rest := stats.Mean(s.y[:cut]), stats.Mean(s.y[cut:])
 			if rest != 0 {
 				rel := (head - rest) / math.Abs(rest)
 				departure = max(departure, math.Abs(rel))
@@ -71,12 +72,12 @@ func (in *input) warmup() results.Check {
 			fine = append(fine, s.name+": MSER-5 cuts nothing")
 		}
 		if f, ok := fitLine(s.x, s.y); ok {
-			dr := f.drift()
-			if f.pTwo < trendAlpha && math.Abs(dr) > driftTolerance {
+			dr := f.Drift
+			if f.P < trendAlpha && math.Abs(dr) > driftTolerance {
 				departure = max(departure, math.Abs(dr))
-				problems = append(problems, fmt.Sprintf("%s drifts %s across the window (R² %.2f, %s, %d intervals)", s.name, signedPct(dr), f.r2, fmtP(f.pTwo), f.n))
+				problems = append(problems, fmt.Sprintf("%s drifts %s across the window (R² %.2f, %s, %d intervals)", s.name, signedPct(dr), f.R2, fmtP(f.P), f.N))
 			} else {
-				fine = append(fine, fmt.Sprintf("%s drift %s (%s)", s.name, signedPct(dr), fmtP(f.pTwo)))
+				fine = append(fine, fmt.Sprintf("%s drift %s (%s)", s.name, signedPct(dr), fmtP(f.P)))
 			}
 		}
 	}
@@ -509,9 +510,10 @@ func (in *input) rateAchieved() results.Check {
 // lagRiseMs (so one late spike, such as a checkpoint at the end, does not
 // count as a queue that keeps building).
 func (in *input) lagTrend() (string, bool) {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	var x, y []float64
 	for _, r := range in.win.rows {
-		if !math.IsNaN(r.LagP99) && !math.IsInf(r.LagP99, 0) {
+		if finite(r.LagP99) && finite(r.Elapsed) {
 			x, y = append(x, r.Elapsed), append(y, r.LagP99)
 		}
 	}
@@ -519,10 +521,12 @@ func (in *input) lagTrend() (string, bool) {
 	if !ok || len(y) < 8 {
 		return fmt.Sprintf("lag trend not tested (%d intervals)", len(y)), false
 	}
+	rise := f.Slope * (slices.Max(x) - slices.Min(x)) // b·T, ms
+	pUp := pRising(f)
 	q := len(y) / 4
-	firstQ, lastQ := median(y[:q]), median(y[len(y)-q:])
-	desc := fmt.Sprintf("lag p99 %.3g → %.3g ms (first → last quarter; fitted rise %+.3g ms, one-sided %s)", firstQ, lastQ, f.rise(), fmtP(f.pUp()))
-	growing := f.pUp() < trendAlpha && f.rise() > lagRiseMs && lastQ-firstQ > lagRiseMs
+	firstQ, lastQ := stats.Median(y[:q]), stats.Median(y[len(y)-q:])
+	desc := fmt.Sprintf("lag p99 %.3g → %.3g ms (first → last quarter; fitted rise %+.3g ms, one-sided %s)", firstQ, lastQ, rise, fmtP(pUp))
+	growing := pUp < trendAlpha && rise > lagRiseMs && lastQ-firstQ > lagRiseMs
 	if growing {
 		return "the lag grows: " + desc, true
 	}
