@@ -2,7 +2,6 @@ package checks
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -49,59 +48,6 @@ func TestPRising(t *testing.T) {
 		if got := pRising(stats.TrendResult{Slope: tc.slope, P: tc.p}); math.Abs(got-tc.want) > 1e-15 {
 			t.Errorf("slope %g, p %g: one-sided p %g, want %g", tc.slope, tc.p, got, tc.want)
 		}
-	}
-}
-
-func TestMSER5(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	step := make([]float64, 100)
-	steady := make([]float64, 100)
-	for i := range step {
-		step[i] = 100 + 2*rng.NormFloat64()
-		steady[i] = 100 + 2*rng.NormFloat64()
-		if i < 30 {
-			step[i] -= 40
-		}
-	}
-	// MSER may cut a batch more when one right after the step is low.
-	if d, k, ok := mser5(step); !ok || k != 20 || d*mserBatch < 30 || d*mserBatch > 40 {
-		t.Errorf("step at 30: d = %d (cut %d), k = %d, ok %v", d, d*mserBatch, k, ok)
-	}
-	if d, _, ok := mser5(steady); !ok || d > 1 {
-		t.Errorf("steady series: d = %d", d)
-	}
-	if _, _, ok := mser5(steady[:19]); ok {
-		t.Error("19 points (3 batches) accepted")
-	}
-
-	// mser5 is stats.SteadyState's statistic with the minimiser over all
-	// candidates: where that lies in the first half it is SteadyState's
-	// Truncate; past the middle (not steady) SteadyState has no figure for it.
-	// Noise alone puts it past the middle in about one series in eight.
-	var steadyN, unsteadyN int
-	for i := range 400 {
-		y := make([]float64, 20+i%281)
-		for j := range y {
-			y[j] = 100 + 3*rng.NormFloat64()
-			if i%2 == 1 && j < len(y)/5 {
-				y[j] -= 30
-			}
-		}
-		d, k, _ := mser5(y)
-		r := stats.SteadyState(y)
-		switch {
-		case r.Batches != k || r.Steady != (d <= k/2):
-			t.Fatalf("%d points: mser5 d = %d of k = %d, SteadyState %+v", len(y), d, k, r)
-		case r.Steady && r.Truncate != d*mserBatch:
-			t.Errorf("%d points, steady: mser5 cuts %d, SteadyState %d", len(y), d*mserBatch, r.Truncate)
-		case r.Steady:
-			steadyN++
-		default:
-			unsteadyN++
-		}
-	}
-	if steadyN < 300 || unsteadyN == 0 {
-		t.Errorf("%d steady and %d unsteady series: the comparison did not cover both", steadyN, unsteadyN)
 	}
 }
 

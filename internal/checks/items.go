@@ -53,8 +53,11 @@ func (in *input) warmup() results.Check {
 			continue
 		}
 		tested = true
-		if d, k, ok := mser5(s.y); ok && d > 0 {
-			cut := d * mserBatch
+		// MSER-5 (stats.SteadyState) with at least 4 batches; its overall
+		// minimiser, also past the middle (then there is no steady state).
+		st := stats.SteadyState(s.y)
+		ok := st.Batches >= 4
+		if cut := st.Minimum; ok && cut > 0 {
 			head, rest := stats.Mean(s.y[:cut]), stats.Mean(s.y[cut:])
 			if rest != 0 {
 				rel := (head - rest) / math.Abs(rest)
@@ -62,7 +65,7 @@ func (in *input) warmup() results.Check {
 				switch {
 				case math.Abs(rel) <= steadyTolerance:
 					fine = append(fine, fmt.Sprintf("%s: the first %d intervals differ by %s from the rest", s.name, cut, signedPct(rel)))
-				case d > k/2:
+				case !st.Steady:
 					problems = append(problems, fmt.Sprintf("%s has no steady state (MSER-5 would cut %d of %d intervals; they differ by %s from the rest)", s.name, cut, len(s.y), signedPct(rel)))
 				default:
 					problems = append(problems, fmt.Sprintf("%s of the first %d intervals differs by %s from the rest (MSER-5)", s.name, cut, signedPct(rel)))

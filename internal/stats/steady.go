@@ -16,8 +16,12 @@ type SteadyResult struct {
 	// when MSER's minimum over all admissible d (all but the last min(5, k/4)
 	// batches) lies in the second half: the run is too short or never
 	// reached a steady state, and Truncate should not be trusted.
-	Steady bool   `json:"steady"`
-	Reason string `json:"reason,omitempty"`
+	Steady bool `json:"steady"`
+	// Minimum is 5·d with d minimising MSER(d) over all admissible d, also
+	// past the middle (= Truncate when Steady): where MSER would cut a
+	// series that has no steady state, for comparing that head with the rest.
+	Minimum int    `json:"minimum"`
+	Reason  string `json:"reason,omitempty"`
 }
 
 // MSER5 returns the number of leading observations of xs to discard as
@@ -102,6 +106,7 @@ func SteadyState(xs []float64) SteadyResult {
 		return r
 	}
 	r.Truncate = mserBatch * bestHalf
+	r.Minimum = mserBatch * bestAll
 	r.Steady = bestAll <= half
 	if !r.Steady {
 		r.Reason = fmt.Sprintf("MSER-5's minimum is at %d of %d observations, past the middle: no steady state (or the window is too short)",

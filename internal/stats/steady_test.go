@@ -58,3 +58,32 @@ func TestMSER5(t *testing.T) {
 		})
 	}
 }
+
+// TestSteadyStateMinimum: Minimum is MSER's minimiser over all candidates:
+// the step's end, give or take the noise of the batches right after it,
+// when the series is steady after it (= Truncate), past the
+// middle for a late drop (not steady), near 0 for a flat series.
+func TestSteadyStateMinimum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	step, late, flat := make([]float64, 100), make([]float64, 100), make([]float64, 100)
+	for i := range step {
+		step[i] = 100 + 2*rng.NormFloat64()
+		late[i] = 100 + 2*rng.NormFloat64()
+		flat[i] = 100 + 2*rng.NormFloat64()
+		if i < 30 {
+			step[i] -= 40
+		}
+		if i < 70 {
+			late[i] += 40
+		}
+	}
+	if r := SteadyState(step); !r.Steady || r.Minimum != r.Truncate || r.Minimum < 30 || r.Minimum > 50 {
+		t.Errorf("step at 30: %+v", r)
+	}
+	if r := SteadyState(late); r.Steady || r.Minimum < 70 || r.Minimum > 80 {
+		t.Errorf("drop at 70: %+v", r)
+	}
+	if r := SteadyState(flat); !r.Steady || r.Minimum > 5 {
+		t.Errorf("flat: %+v", r)
+	}
+}
