@@ -643,8 +643,21 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 			out.println("pgtrial: warning: " + err.Error())
 		},
 	})
-	if collector != nil {
-		rec.cfg.OnPhase = collector.Mark
+	// pgtrial's own CPU over the measured phase (getrusage at its start and
+	// at the end): the checklist's load-generator check, exact and whatever
+	// host the server is on.
+	var cpuMu sync.Mutex
+	var cpuAtMeasure time.Duration
+	cpuOK := false
+	rec.cfg.OnPhase = func(phase string, at time.Time) {
+		if phase == results.PhaseMeasure {
+			cpuMu.Lock()
+			cpuAtMeasure, cpuOK = processCPU()
+			cpuMu.Unlock()
+		}
+		if collector != nil {
+			collector.Mark(phase, at)
+		}
 	}
 	if !o.quiet {
 		rec.cfg.OnInterval = func(t *runTick) { out.status(statusLine(t, o.rate)) }
@@ -755,6 +768,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		end = res.End
 	}
 	measure, writeErr := rec.Stop(end)
+	cpuAtEnd, cpuEndOK := processCPU()
 	out.end()
 	logger.flush()
 	reason, sigAt := sigs.get()
@@ -813,6 +827,13 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		run.Warnings = append(run.Warnings, "writing the run directory: "+writeErr.Error())
 	}
 	stopCollectors(collector, run, dirPath, end, o.interval.d)
+	cpuMu.Lock()
+	if ev := run.Evidence; ev != nil && cpuOK && cpuEndOK {
+		if sec := ev.To.Sub(ev.From).Seconds(); sec > 0 {
+			ev.ClientCPU = (cpuAtEnd - cpuAtMeasure).Seconds() / sec
+		}
+	}
+	cpuMu.Unlock()
 	run.Checks = runChecks(run, dirPath)
 	finish()
 	if finishErr != nil {
