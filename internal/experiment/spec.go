@@ -779,19 +779,32 @@ func isMerge(k *yaml.Node) bool {
 	return k.Kind == yaml.ScalarNode && k.Value == "<<" && k.ShortTag() == "!!merge"
 }
 
+// mergeable checks a merge key's (resolved) value v before it is expanded:
+// within the node budget, not nested deeper than maxMergeNest, and not a
+// mapping that contains the merge (a cycle). false: a problem was recorded
+// (or the budget is spent) and v must not be expanded.
+func (d *decoder) mergeable(v *yaml.Node, path string, active map[*yaml.Node]bool, depth int) bool {
+	switch {
+	case !d.spend(v, 1):
+		return false
+	case depth > maxMergeNest:
+		d.problem(v, path, "merge keys (<<) nested more than %d deep", maxMergeNest)
+		return false
+	case active[v]:
+		d.problem(v, path, "a merge key (<<) refers to a mapping that contains it")
+		return false
+	}
+	return true
+}
+
 // merge adds the keys of a merge key's mapping(s) that f does not have yet
 // (YAML's merge: explicit keys win, then earlier merged mappings).
 func (d *decoder) merge(f *fields, v *yaml.Node, path, section string, active map[*yaml.Node]bool, depth int) {
 	v = d.resolve(v)
+	if !d.mergeable(v, path, active, depth) {
+		return
+	}
 	switch {
-	case !d.spend(v, 1):
-		return
-	case depth > maxMergeNest:
-		d.problem(v, path, "merge keys (<<) nested more than %d deep", maxMergeNest)
-		return
-	case active[v]:
-		d.problem(v, path, "a merge key (<<) refers to a mapping that contains it")
-		return
 	case v.Kind == yaml.SequenceNode:
 		active[v] = true
 		defer delete(active, v)
@@ -1784,14 +1797,7 @@ func (d *decoder) settings(e entry, path string) []Setting {
 	var expand func(m *yaml.Node, depth int)
 	expand = func(m *yaml.Node, depth int) {
 		m = d.resolve(m)
-		switch {
-		case !d.spend(m, 1):
-			return
-		case depth > maxMergeNest:
-			d.problem(m, path, "merge keys (<<) nested more than %d deep", maxMergeNest)
-			return
-		case active[m]:
-			d.problem(m, path, "a merge key (<<) refers to a mapping that contains it")
+		if !d.mergeable(m, path, active, depth) {
 			return
 		}
 		switch m.Kind {

@@ -50,14 +50,7 @@ func pearson(x, y []float64) CorrResult {
 		r.Reason = "a constant series has no correlation"
 		return r
 	}
-	mx, my := mean(x), mean(y)
-	var sxx, syy, sxy float64
-	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
-		sxx += dx * dx
-		syy += dy * dy
-		sxy += dx * dy
-	}
+	sxx, syy, sxy := centeredSums(x, y)
 	rho := sxy / (math.Sqrt(sxx) * math.Sqrt(syy))
 	if !isFinite(rho) { // sums overflowed float64
 		r.Reason = "the sums overflow float64"
@@ -95,4 +88,16 @@ func NonOverlappingMeans(xs []float64, block int) []float64 {
 		out = append(out, mean(v))
 	}
 	return out
+}
+
+// centeredSums are Σ(x−x̄)², Σ(y−ȳ)² and Σ(x−x̄)(y−ȳ) over equal-length x, y.
+func centeredSums(x, y []float64) (sxx, syy, sxy float64) {
+	mx, my := mean(x), mean(y)
+	for i := range x {
+		dx, dy := x[i]-mx, y[i]-my
+		sxx += dx * dx
+		syy += dy * dy
+		sxy += dx * dy
+	}
+	return sxx, syy, sxy
 }

@@ -67,13 +67,7 @@ func LinearFit(x, y []float64) TrendResult {
 		return r
 	}
 	mx, my := mean(fx), mean(fy)
-	var sxx, syy, sxy float64
-	for i := range fx {
-		dx, dy := fx[i]-mx, fy[i]-my
-		sxx += dx * dx
-		syy += dy * dy
-		sxy += dx * dy
-	}
+	sxx, syy, sxy := centeredSums(fx, fy)
 	r.OK = true
 	xmin, xmax := minMax(fx)
 	if isConstant(fy) {
