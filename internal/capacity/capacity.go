@@ -1,0 +1,308 @@
+package capacity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Prober runs measurements. Implementations run real load; tests use fakes.
+//
+// n numbers the runs of one search 1, 2, 3 … in the order they are made
+// (closed runs first, then open ones), so an implementation can name run
+// directories from it. A Prober should return promptly with ctx.Err() when
+// ctx is cancelled.
+type Prober interface {
+	// Closed runs the closed model once and returns its throughput
+	// (committed tx/s) and outcome.
+	Closed(ctx context.Context, n int) (Probe, error)
+	// Open runs the open model at rate tx/s once.
+	Open(ctx context.Context, rate float64, n int) (Probe, error)
+}
+
+// Probe kinds.
+const (
+	KindClosed = "closed"
+	KindOpen   = "open"
+)
+
+// Probe is one run's outcome as the search needs it. Search sets Kind and
+// Rate to what it asked for (Rate 0 for closed runs).
+type Probe struct {
+	Kind     string        `json:"kind"`     // KindClosed or KindOpen
+	Rate     float64       `json:"rate"`     // target rate, tx/s (open); 0 for closed
+	Achieved float64       `json:"achieved"` // committed tx/s over the measured window
+	Quantile time.Duration `json:"quantile"` // the SLO's quantile of response time (from the intended start)
+	// LagGrowing: the schedule lag (actual − intended start) rises over the
+	// window: the server does not keep up with the rate.
+	LagGrowing bool `json:"lag_growing"`
+	// SkippedShare and FailedShare are fractions (0–1) of the transactions
+	// scheduled in the measured window that were skipped or dropped (never
+	// started), and that failed.
+	SkippedShare float64 `json:"skipped_share"`
+	FailedShare  float64 `json:"failed_share"`
+	Dir          string  `json:"dir,omitempty"` // run directory, for the report
+}
+
+// Phases of a Step.
+const (
+	PhaseCeiling  = "ceiling"  // closed-model runs for the ceiling
+	PhaseFraction = "fraction" // open-model runs at Config.Fractions of the ceiling, and at 1.0
+	PhaseHalve    = "halve"    // below the lowest fraction when it fails: rate halved
+	PhaseBisect   = "bisect"   // between the highest pass and the lowest failure
+)
+
+// Why a search ended (Result.Stopped).
+const (
+	StopPrecision   = "precision reached"                         // (high − low)/low ≤ Precision
+	StopMaxSteps    = "max steps"                                 // MaxSteps halving and bisection runs made
+	StopAtCeiling   = "meets the SLO at the closed-model ceiling" // nothing above it is tried
+	StopLowestFails = "the lowest step fails the SLO"             // no run passed; Rate is 0
+	StopNoCeiling   = "no ceiling"                                // the closed runs committed nothing
+	StopCanceled    = "interrupted"                               // the context was cancelled
+	StopError       = "prober error"                              // a run failed to run
+)
+
+// Config is the SLO and the search's parameters. A zero field means its
+// default; for MaxSteps, Precision, MaxFailedShare and AchievedTolerance a
+// negative value means zero (no bisection; bisect until MaxSteps; no
+// failures allowed; the exact rate required).
+type Config struct {
+	Quantile          float64       `json:"quantile"`           // the SLO's quantile in (0, 1), e.g. 0.99 (for messages only); default 0.99
+	Limit             time.Duration `json:"limit"`              // SLO limit on that quantile of response time; required
+	Fractions         []float64     `json:"fractions"`          // of the ceiling, increasing, in (0, 1]; default {0.3, 0.6, 0.9}
+	CeilingRepeats    int           `json:"ceiling_repeats"`    // closed-model runs; default 3
+	Precision         float64       `json:"precision"`          // stop when (high − low)/low ≤ Precision; default 0.05
+	MaxSteps          int           `json:"max_steps"`          // halving plus bisection runs at most; default 8
+	MinRate           float64       `json:"min_rate"`           // tx/s; halving stops below it; default 1
+	MaxFailedShare    float64       `json:"max_failed_share"`   // skipped + failed share above it fails a run; default 0.01
+	AchievedTolerance float64       `json:"achieved_tolerance"` // a run achieving < (1 − tol)·rate fails; default 0.05
+	OnProbe           func(Step)    `json:"-"`                  // optional: called after every run, in order
+}
+
+// Defaults.
+const (
+	DefaultQuantile          = 0.99
+	DefaultCeilingRepeats    = 3
+	DefaultPrecision         = 0.05
+	DefaultMaxSteps          = 8
+	DefaultMinRate           = 1.0
+	DefaultMaxFailedShare    = 0.01
+	DefaultAchievedTolerance = 0.05
+)
+
+// DefaultFractions returns the default open-model steps, as fractions of the
+// closed-model ceiling.
+func DefaultFractions() []float64 { return []float64{0.3, 0.6, 0.9} }
+
+// Step is one run of the search.
+type Step struct {
+	N        int     `json:"n"`        // the run's number, as passed to the Prober
+	Phase    string  `json:"phase"`    // PhaseCeiling, PhaseFraction, PhaseHalve or PhaseBisect
+	Fraction float64 `json:"fraction"` // target rate / ceiling; 0 for ceiling runs
+	Probe    Probe   `json:"probe"`
+	Pass     bool    `json:"pass"` // Config.Judge(Probe); false for ceiling runs, which are not judged
+	// Why is Judge's reason: for a failure what missed ("p99 73 ms > 50 ms;
+	// lag grows"), for a pass the quantile against the limit
+	// ("p99 41 ms ≤ 50 ms").
+	Why string `json:"why"`
+}
+
+// Result is what a search found.
+type Result struct {
+	Config      Config  `json:"config"`       // as used, defaults filled in
+	Ceiling     float64 `json:"ceiling"`      // median committed tx/s of the closed runs (of those made, if interrupted)
+	CeilingRuns []Probe `json:"ceiling_runs"` // in the order run
+	Steps       []Step  `json:"steps"`        // every open-model run, in the order run
+	// Rate is the highest passing target rate, tx/s (the run Pass); 0 when
+	// no open run passed.
+	Rate float64 `json:"rate"`
+	// Pass is the run at Rate; nil when no open run passed.
+	Pass *Step `json:"pass,omitempty"`
+	// Fail is the lowest failing run, which lies above Rate (see the package
+	// comment); nil when no open run failed: the search ended at the ceiling
+	// (StopAtCeiling) or before any failure. When Pass is nil it is the
+	// lowest rate tried.
+	Fail    *Step  `json:"fail,omitempty"`
+	Stopped string `json:"stopped"` // one of the Stop… constants
+}
+
+// normalized fills the defaults and maps negative values to zero (see
+// Config). It does not check anything.
+func (c Config) normalized() Config {
+	if c.Quantile == 0 {
+		c.Quantile = DefaultQuantile
+	}
+	if len(c.Fractions) == 0 {
+		c.Fractions = DefaultFractions()
+	} else {
+		c.Fractions = append([]float64(nil), c.Fractions...)
+	}
+	if c.CeilingRepeats == 0 {
+		c.CeilingRepeats = DefaultCeilingRepeats
+	}
+	if c.MinRate == 0 {
+		c.MinRate = DefaultMinRate
+	}
+	c.Precision = orDefault(c.Precision, DefaultPrecision)
+	c.MaxFailedShare = orDefault(c.MaxFailedShare, DefaultMaxFailedShare)
+	c.AchievedTolerance = orDefault(c.AchievedTolerance, DefaultAchievedTolerance)
+	switch {
+	case c.MaxSteps == 0:
+		c.MaxSteps = DefaultMaxSteps
+	case c.MaxSteps < 0:
+		c.MaxSteps = 0
+	}
+	return c
+}
+
+// orDefault is def for 0, 0 for a negative v, v otherwise.
+func orDefault(v, def float64) float64 {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
+// validate checks a normalized Config.
+func (c Config) validate() error {
+	var errs []error
+	if c.Limit <= 0 {
+		errs = append(errs, fmt.Errorf("limit %v: the SLO needs a positive latency limit", c.Limit))
+	}
+	if !(c.Quantile > 0 && c.Quantile < 1) {
+		errs = append(errs, fmt.Errorf("quantile %v: want a value in (0, 1), e.g. 0.99", c.Quantile))
+	}
+	for i, f := range c.Fractions {
+		if !(f > 0 && f <= 1) {
+			errs = append(errs, fmt.Errorf("fractions[%d] = %v: want a fraction of the ceiling in (0, 1]", i, f))
+		} else if i > 0 && !(f > c.Fractions[i-1]) {
+			errs = append(errs, fmt.Errorf("fractions[%d] = %v: want fractions in increasing order (after %v)", i, f, c.Fractions[i-1]))
+		}
+	}
+	if c.CeilingRepeats < 0 {
+		errs = append(errs, fmt.Errorf("ceiling repeats %d: want at least 1 closed-model run", c.CeilingRepeats))
+	}
+	if !(c.MinRate > 0) || math.IsInf(c.MinRate, 0) {
+		errs = append(errs, fmt.Errorf("min rate %v: want a positive rate in tx/s", c.MinRate))
+	}
+	for _, v := range []struct {
+		name string
+		x    float64
+	}{{"precision", c.Precision}, {"max failed share", c.MaxFailedShare}, {"achieved tolerance", c.AchievedTolerance}} {
+		if math.IsNaN(v.x) || math.IsInf(v.x, 0) {
+			errs = append(errs, fmt.Errorf("%s %v: want a finite number", v.name, v.x))
+		}
+	}
+	if c.AchievedTolerance >= 1 {
+		errs = append(errs, fmt.Errorf("achieved tolerance %v: want less than 1 (a share of the target rate)", c.AchievedTolerance))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("capacity search: %w", err)
+	}
+	return nil
+}
+
+// Judge decides one probe against the SLO (the rules are in the package
+// comment). Zero fields of c take their defaults; c.Limit must be set. For a
+// failure the reason lists every rule missed, joined by "; "
+// ("p99 73 ms > 50 ms; lag grows; achieved 912 of 1000 tx/s"); for a pass it
+// is the quantile against the limit ("p99 41 ms ≤ 50 ms").
+func (c Config) Judge(pr Probe) (bool, string) {
+	c = c.normalized()
+	if pr.Kind == KindClosed {
+		return false, "closed model: not judged against the SLO (its latency counts from the actual start)"
+	}
+	var why []string
+	if pr.Quantile > c.Limit {
+		why = append(why, c.quantileVsLimit(pr.Quantile))
+	}
+	if pr.LagGrowing {
+		why = append(why, "lag grows")
+	}
+	// Negated comparisons, so that NaN fails.
+	if need := (1 - c.AchievedTolerance) * pr.Rate; !(pr.Achieved >= need) {
+		why = append(why, fmt.Sprintf("achieved %s of %s tx/s", fmtRate(pr.Achieved), fmtRate(pr.Rate)))
+	}
+	if lost := pr.SkippedShare + pr.FailedShare; !(lost <= c.MaxFailedShare) {
+		why = append(why, fmt.Sprintf("skipped %s + failed %s > %s", fmtPct(pr.SkippedShare), fmtPct(pr.FailedShare), fmtPct(c.MaxFailedShare)))
+	}
+	if len(why) > 0 {
+		return false, strings.Join(why, "; ")
+	}
+	return true, c.quantileVsLimit(pr.Quantile)
+}
+
+// quantileVsLimit is "p99 41 ms ≤ 50 ms" or "p99 73 ms > 50 ms"; when both
+// round to the same text, Go's exact durations are printed instead.
+func (c Config) quantileVsLimit(q time.Duration) string {
+	op := "≤"
+	if q > c.Limit {
+		op = ">"
+	}
+	a, b := fmtDur(q), fmtDur(c.Limit)
+	if a == b && q != c.Limit {
+		a, b = q.String(), c.Limit.String()
+	}
+	return fmt.Sprintf("%s %s %s %s", quantileName(c.Quantile), a, op, b)
+}
+
+// quantileName is "p99" for 0.99, "p99.9" for 0.999, "p50" for 0.5.
+func quantileName(q float64) string {
+	return "p" + trimZeros(fmt.Sprintf("%.4f", 100*q))
+}
+
+// fmtDur prints a duration with three significant digits in the largest
+// unit that keeps it ≥ 1: "41.2 ms", "850 µs", "1.25 s".
+func fmtDur(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return sig3(d.Seconds()) + " s"
+	case d >= time.Millisecond:
+		return sig3(float64(d)/float64(time.Millisecond)) + " ms"
+	default:
+		return sig3(float64(d)/float64(time.Microsecond)) + " µs"
+	}
+}
+
+// fmtRate prints tx/s with three significant digits (whole numbers from
+// 100 up): "1234", "57.5", "1.88".
+func fmtRate(r float64) string { return sig3(r) }
+
+// fmtPct prints a share (0–1) as a percentage: 0.012 → "1.2 %".
+func fmtPct(share float64) string { return sig3(100*share) + " %" }
+
+// sig3 prints v with three significant digits but never in exponent form
+// and without trailing zeros: 1234 → "1234", 41.25 → "41.2", 50 → "50".
+func sig3(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return fmt.Sprint(v)
+	case a >= 100 || a == 0:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return trimZeros(fmt.Sprintf("%.1f", v))
+	case a >= 1:
+		return trimZeros(fmt.Sprintf("%.2f", v))
+	default:
+		// 0.0123 → "0.0123": digits after the point = 2 − ⌊log10 a⌋.
+		digits := min(2-int(math.Floor(math.Log10(a))), 9)
+		return trimZeros(fmt.Sprintf("%.*f", digits, v))
+	}
+}
+
+// trimZeros removes trailing zeros after a decimal point, and the point.
+func trimZeros(s string) string {
+	if !strings.Contains(s, ".") {
+		return s
+	}
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}

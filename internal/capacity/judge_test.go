@@ -1,0 +1,72 @@
+package capacity
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+func TestJudge(t *testing.T) {
+	ms := time.Millisecond
+	good := Probe{Kind: KindOpen, Rate: 1000, Achieved: 1000, Quantile: 41 * ms}
+	with := func(f func(*Probe)) Probe { p := good; f(&p); return p }
+	cfg := Config{Limit: 50 * ms}
+	tests := []struct {
+		name string
+		cfg  Config
+		pr   Probe
+		pass bool
+		why  string
+	}{
+		{"meets", cfg, good, true, "p99 41 ms ≤ 50 ms"},
+		{"at the limit", cfg, with(func(p *Probe) { p.Quantile = 50 * ms }), true, "p99 50 ms ≤ 50 ms"},
+		{"quantile over", cfg, with(func(p *Probe) { p.Quantile = 73 * ms }), false, "p99 73 ms > 50 ms"},
+		{"just over: exact durations", cfg, with(func(p *Probe) { p.Quantile = 50*ms + 10*time.Microsecond }), false, "p99 50.01ms > 50ms"},
+		{"other quantile", Config{Limit: 200 * ms, Quantile: 0.999}, with(func(p *Probe) { p.Quantile = 1500 * ms }), false, "p99.9 1.5 s > 200 ms"},
+		{"p50", Config{Limit: 2 * ms, Quantile: 0.5}, with(func(p *Probe) { p.Quantile = 850 * time.Microsecond }), true, "p50 850 µs ≤ 2 ms"},
+		{"lag grows", cfg, with(func(p *Probe) { p.LagGrowing = true }), false, "lag grows"},
+		{"achieved within tolerance", cfg, with(func(p *Probe) { p.Achieved = 950 }), true, "p99 41 ms ≤ 50 ms"},
+		{"achieved short", cfg, with(func(p *Probe) { p.Achieved = 912 }), false, "achieved 912 of 1000 tx/s"},
+		{"achieved NaN", cfg, with(func(p *Probe) { p.Achieved = math.NaN() }), false, "achieved NaN of 1000 tx/s"},
+		{"tolerance 10 %", Config{Limit: 50 * ms, AchievedTolerance: 0.1}, with(func(p *Probe) { p.Achieved = 912 }), true, "p99 41 ms ≤ 50 ms"},
+		{"exact rate required", Config{Limit: 50 * ms, AchievedTolerance: -1}, with(func(p *Probe) { p.Achieved = 999.5 }), false, "achieved 1000 of 1000 tx/s"},
+		{"failures within", cfg, with(func(p *Probe) { p.SkippedShare, p.FailedShare = 0.004, 0.006 }), true, "p99 41 ms ≤ 50 ms"},
+		{"skipped + failed over", cfg, with(func(p *Probe) { p.SkippedShare, p.FailedShare = 0.012, 0.003 }), false, "skipped 1.2 % + failed 0.3 % > 1 %"},
+		{"no failures allowed", Config{Limit: 50 * ms, MaxFailedShare: -1}, with(func(p *Probe) { p.FailedShare = 0.0001 }), false, "skipped 0 % + failed 0.01 % > 0 %"},
+		{"everything", cfg, Probe{Kind: KindOpen, Rate: 1300, Achieved: 1100, Quantile: 73 * ms, LagGrowing: true, SkippedShare: 0.05},
+			false, "p99 73 ms > 50 ms; lag grows; achieved 1100 of 1300 tx/s; skipped 5 % + failed 0 % > 1 %"},
+		{"closed", cfg, Probe{Kind: KindClosed, Achieved: 1000, Quantile: ms}, false, "closed model: not judged against the SLO (its latency counts from the actual start)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pass, why := tc.cfg.Judge(tc.pr)
+			if pass != tc.pass || why != tc.why {
+				t.Errorf("Judge = (%v, %q), want (%v, %q)", pass, why, tc.pass, tc.why)
+			}
+		})
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{fmtDur(41200 * time.Microsecond), "41.2 ms"},
+		{fmtDur(50 * time.Millisecond), "50 ms"},
+		{fmtDur(1250 * time.Millisecond), "1.25 s"},
+		{fmtDur(850 * time.Microsecond), "850 µs"},
+		{fmtDur(0), "0 µs"},
+		{fmtRate(1234.4), "1234"},
+		{fmtRate(57.5), "57.5"},
+		{fmtRate(1.875), "1.88"},
+		{fmtRate(0.9375), "0.938"},
+		{fmtPct(0.3), "30 %"},
+		{fmtPct(0.0123), "1.23 %"},
+		{quantileName(0.99), "p99"},
+		{quantileName(0.999), "p99.9"},
+		{quantileName(0.5), "p50"},
+		{quantileName(0.9999), "p99.99"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
