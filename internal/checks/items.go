@@ -621,3 +621,12 @@ func plural[T int | int64](n T) string {
 	}
 	return "s"
 }
+
+// LagGrowing says whether the measured schedule lag p99 of a run grows (the
+// rule of the rate_achieved item: a one-sided rising slope with p below
+// 0.01 that rises by more than lagRiseMs, first to last quarter too), with
+// the figures that decided it.
+func LagGrowing(run *results.Run, timeline []results.TimelineRow, events []results.Event) (bool, string) {
+	desc, growing := newInput(run, timeline, events).lagTrend()
+	return growing, desc
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgtrial/pgtrial/internal/compare"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
@@ -157,14 +158,14 @@ func TestCompareJSON(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	var rep compareReport
+	var rep compare.Report
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("--json output does not parse: %v\n%s", err, out)
 	}
 	if rep.NameA != "on" || rep.NameB != "off" || len(rep.RunsA) != 4 || len(rep.RunsB) != 4 || rep.Resamples != 10000 {
 		t.Errorf("header: %+v", rep)
 	}
-	byName := map[string]compareMetric{}
+	byName := map[string]compare.Metric{}
 	for _, m := range rep.Metrics {
 		byName[m.Metric] = m
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/script"
+	"github.com/pgtrial/pgtrial/internal/trial"
 )
 
 // pgbenchLog writes pgbench's messages to stderr with its prefixes
@@ -138,12 +139,12 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 		ncmds[i] = len(s.Parsed.Commands)
 	}
 	prog := script.NewProgram(scripts...)
-	vars := make([]scriptVar, len(o.Variables))
+	vars := make([]trial.Var, len(o.Variables))
 	for i, v := range o.Variables {
-		vars[i] = scriptVar{v.Name, v.Value}
+		vars[i] = trial.Var{Name: v.Name, Value: v.Value}
 	}
-	streams := prng.Derive(o.Seed.Value, o.Clients, o.Threads, definesVar(vars, "default_seed"))
-	setup := clientSetup(vars, scale, streams)
+	streams := prng.Derive(o.Seed.Value, o.Clients, o.Threads, trial.DefinesVar(vars, "default_seed"))
+	setup := trial.ClientSetup(vars, scale, streams)
 
 	layout := metrics.Layout{Scripts: len(scripts), LatencyLimit: o.LatencyLimit}
 	if o.ReportPerCommand {
@@ -172,7 +173,7 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 	// --run-dir: pgtrial's run directory besides pgbench's output.
 	var dir *results.Dir
 	var run *results.Run
-	var rec *runRecorder
+	var rec *trial.Recorder
 	finishDir := func(res *engine.Result, runErr error) {}
 	if o.RunDir != "" {
 		run, dir, err = createPgbenchRunDir(ctx, o, pgcfg, info, scale, names, weights)
@@ -198,7 +199,7 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 				run.Warnings = append(run.Warnings, runErr.Error())
 			}
 			if rec.Measured() {
-				sum := results.Summarize(rec.measure, names, o.Rate)
+				sum := results.Summarize(rec.Measure(), names, o.Rate)
 				run.Summary = &sum
 			}
 			run.EndedAt = time.Now()
@@ -255,10 +256,10 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 	var progLine *pgbenchfmt.Progress
 	progress := metrics.NewInterval(layout)
 	var lastProgress time.Time
-	rec = newRunRecorder(runRecorderConfig{
+	rec = trial.NewRecorder(trial.RecorderConfig{
 		Set: set, Dir: dir, ScriptNames: names, Interval: time.Second,
 		OnWriteError: func(err error) { log.Warning(err.Error()) },
-		OnInterval: func(t *runTick) {
+		OnInterval: func(t *trial.Tick) {
 			if o.Progress <= 0 || t.Final {
 				return
 			}
@@ -448,7 +449,7 @@ func createPgbenchRunDir(ctx context.Context, o *pgbenchfmt.Options, pgcfg *pgco
 	if err != nil {
 		return nil, nil, fmt.Errorf("--run-dir: %s", strings.TrimSuffix(pgbenchfmt.PQErrorMessage(err), "\n"))
 	}
-	tgt, err := readTarget(ctx, con, pgcfg)
+	tgt, err := trial.ReadTarget(ctx, con, pgcfg)
 	con.Close(context.Background())
 	if err != nil {
 		return nil, nil, fmt.Errorf("--run-dir: %w", err)

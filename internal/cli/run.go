@@ -16,19 +16,16 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/cobra"
 
 	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/localpg"
 	"github.com/pgtrial/pgtrial/internal/metrics"
-	"github.com/pgtrial/pgtrial/internal/pgbenchfmt"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/script"
-	"github.com/pgtrial/pgtrial/internal/workload"
+	"github.com/pgtrial/pgtrial/internal/trial"
 )
 
 // runOptions are `pgtrial run`'s flags.
@@ -220,17 +217,9 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	return cmd
 }
 
-// runScript is one validated script of the workload.
-type runScript struct {
-	name    string // builtin name or file path: the summary's and the tags' name
-	builtin bool
-	weight  int
-	parsed  *script.Script
-}
-
 // runPlan is a validated run, before connecting.
 type runPlan struct {
-	scripts      []runScript
+	scripts      []trial.Script
 	workload     string
 	mode         script.Mode
 	arrival      engine.Arrival
@@ -354,18 +343,13 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 		specs = []scriptSpec{{builtin: true, arg: "tpcb-like"}}
 	}
 	var total int64
-	var names []string
 	for _, sp := range specs {
-		rs, err := loadRunScript(sp)
+		rs, err := trial.ParseScriptArg(sp.builtin, sp.arg)
 		if err != nil {
 			return nil, err
 		}
-		if rs.builtin {
-			p.needsPgbench = true
-		}
-		total += int64(rs.weight)
+		total += int64(rs.Weight)
 		p.scripts = append(p.scripts, rs)
-		names = append(names, workloadPart(rs))
 	}
 	if len(p.scripts) > 128 {
 		return nil, errors.New("at most 128 scripts are allowed")
@@ -373,92 +357,12 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 	if total == 0 {
 		return nil, errors.New("the scripts' weights add up to 0: give at least one script a positive @WEIGHT")
 	}
-	p.workload = strings.Join(names, "+")
-	prep := 0
-	for _, rs := range p.scripts {
-		var err error
-		if prep, err = rs.parsed.Prepare(p.mode, prep); err != nil {
-			return nil, fmt.Errorf("script %s: %w", rs.name, err)
-		}
+	p.needsPgbench = trial.NeedsPgbench(p.scripts)
+	p.workload = trial.WorkloadName(p.scripts)
+	if err := trial.PrepareScripts(p.scripts, p.mode); err != nil {
+		return nil, err
 	}
 	return p, nil
-}
-
-// loadRunScript parses one -b or -f value.
-func loadRunScript(sp scriptSpec) (runScript, error) {
-	arg, weight := sp.arg, 1
-	if i := strings.LastIndexByte(arg, '@'); i >= 0 {
-		w, err := strconv.ParseInt(arg[i+1:], 10, 32)
-		if err != nil || w < 0 {
-			return runScript{}, fmt.Errorf("invalid weight in %q: expecting NAME@WEIGHT with WEIGHT an integer 0..2147483647", sp.arg)
-		}
-		arg, weight = arg[:i], int(w)
-	}
-	var name, desc, src string
-	if sp.builtin {
-		bi, n := workload.FindBuiltin(arg)
-		if n != 1 {
-			var avail []string
-			for _, b := range workload.BuiltinScripts {
-				avail = append(avail, b.Name)
-			}
-			what := "no built-in script"
-			if n > 1 {
-				what = "ambiguous built-in script name"
-			}
-			return runScript{}, fmt.Errorf("%s %q: choose one of %s (any unambiguous prefix), or give a script file with -f", what, arg, strings.Join(avail, ", "))
-		}
-		name, desc, src = bi.Name, bi.Desc, bi.Script
-	} else {
-		if arg == "" {
-			return runScript{}, errors.New("-f needs a file name")
-		}
-		data, err := os.ReadFile(arg)
-		if err != nil {
-			return runScript{}, fmt.Errorf("read script: %w", err)
-		}
-		name, desc, src = arg, arg, string(data)
-	}
-	parsed, err := script.Parse(desc, src)
-	if err != nil {
-		var pe *script.ParseError
-		if errors.As(err, &pe) && pe.AtLine > 0 {
-			return runScript{}, fmt.Errorf("%v (at %s)", err, pe.Where())
-		}
-		return runScript{}, err
-	}
-	if len(parsed.Commands) == 0 {
-		return runScript{}, fmt.Errorf("script %s has no commands", name)
-	}
-	if err := parsed.CheckConditionals(); err != nil {
-		if ce, ok := err.(*script.ConditionError); ok {
-			return runScript{}, fmt.Errorf("%v (at %s)", err, ce.Where())
-		}
-		return runScript{}, err
-	}
-	return runScript{name: name, builtin: sp.builtin, weight: weight, parsed: parsed}, nil
-}
-
-// workloadPart names a script in the workload name: a builtin by its name, a
-// file by its base name without extension.
-func workloadPart(rs runScript) string {
-	if rs.builtin {
-		return rs.name
-	}
-	base := filepath.Base(rs.name)
-	return strings.TrimSuffix(base, filepath.Ext(base))
-}
-
-// resultSettings are the server settings recorded in run.json because they
-// shape the results.
-var resultSettings = []string{
-	"shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem",
-	"max_connections", "synchronous_commit", "fsync", "full_page_writes", "wal_level",
-	"wal_buffers", "wal_compression", "commit_delay", "checkpoint_timeout",
-	"checkpoint_completion_target", "max_wal_size", "min_wal_size", "autovacuum",
-	"default_transaction_isolation", "random_page_cost", "effective_io_concurrency",
-	"jit", "huge_pages", "max_parallel_workers_per_gather", "track_io_timing",
-	"shared_preload_libraries", "data_checksums", "server_version_num",
 }
 
 // runTarget is what the setup connection learned.
@@ -544,11 +448,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		}
 		return err
 	}
-	pgcfg, err := pgconn.ParseConfig(connString)
-	if err != nil {
-		return fmt.Errorf("invalid connection string: %w", err)
-	}
-	if err := inspectTarget(ctx, connString, pgcfg, plan, tgt); err != nil {
+	if err := inspectTarget(ctx, connString, plan, tgt); err != nil {
 		if r, _ := sigs.get(); r != "" {
 			return interruptedErr("before the run started; nothing was measured")
 		}
@@ -560,41 +460,6 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	if dirPath == "" {
 		dirPath = defaultRunDir(time.Now(), plan.workload)
 	}
-	if fi, err := os.Stat(filepath.Join(dirPath, results.RunFile)); err == nil && !fi.IsDir() {
-		return fmt.Errorf("run directory %s already holds a run; choose a new --run-dir", dirPath)
-	}
-	_, statErr := os.Stat(dirPath)
-	dirExisted := statErr == nil
-
-	names := make([]string, len(plan.scripts))
-	weights := make([]int, len(plan.scripts))
-	programs := make([]*script.Script, len(plan.scripts))
-	ncmds := make([]int, len(plan.scripts))
-	wl := results.Workload{Name: plan.workload}
-	for i, rs := range plan.scripts {
-		names[i], weights[i], programs[i] = rs.name, rs.weight, rs.parsed
-		ncmds[i] = len(rs.parsed.Commands)
-		wl.Scripts = append(wl.Scripts, results.ScriptWeight{Name: rs.name, Weight: rs.weight})
-	}
-	if plan.needsPgbench {
-		wl.Scale = tgt.scale
-	}
-	model := results.Model{
-		Kind:           results.ModelClosed,
-		Clients:        o.clients,
-		Threads:        plan.threads,
-		LatencyLimitMs: float64(o.latencyLimit.d) / float64(time.Millisecond),
-		Transactions:   o.transactions,
-	}
-	if o.transactions == 0 {
-		model.DurationS = o.duration.d.Seconds()
-	}
-	if !o.closed {
-		model.Kind = results.ModelOpen
-		model.Rate = o.rate
-		model.Arrival = plan.arrival.String()
-		model.Overload = plan.overload.String()
-	}
 	warnings := append([]string(nil), plan.warnings...)
 	if plan.needsPgbench && tgt.scale < o.clients && strings.Contains(plan.workload, "tpcb-like") {
 		warnings = append(warnings, fmt.Sprintf("scale %d is below the %d clients: tpcb-like's branch updates contend on a lock, which the results will show", tgt.scale, o.clients))
@@ -603,242 +468,63 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	if commit == "" {
 		commit = vcsRevision()
 	}
-	run := &results.Run{
-		Tool:        results.Tool{Name: "pgtrial", Version: info.Version, Commit: commit, Go: runtime.Version()},
-		CommandLine: results.RedactArgs(os.Args),
-		StartedAt:   time.Now(),
-		Target:      tgt.target,
-		Workload:    wl,
-		Model:       model,
-		Warnings:    warnings,
+	vars := make([]trial.Var, len(plan.vars))
+	for i, v := range plan.vars {
+		vars[i] = trial.Var{Name: v[0], Value: v[1]}
 	}
-	dir, err := results.Create(dirPath, run)
-	if err != nil {
-		return err
+	tc := &trial.Config{
+		ConnString:      connString,
+		Target:          tgt.target,
+		Scale:           tgt.scale,
+		Scripts:         plan.scripts,
+		Workload:        plan.workload,
+		Mode:            plan.mode,
+		Clients:         o.clients,
+		Threads:         plan.threads,
+		Arrival:         plan.arrival,
+		Overload:        plan.overload,
+		Duration:        o.duration.d,
+		Transactions:    o.transactions,
+		Warmup:          o.warmup.d,
+		LatencyLimit:    o.latencyLimit.d,
+		Interval:        o.interval.d,
+		MaxTries:        o.maxTries,
+		ContinueOnError: o.continueOnError,
+		PerCommand:      o.perCommand,
+		TxLog:           o.txlog,
+		Vars:            vars,
+		Seed:            plan.seed,
+		Collect:         o.collect.config(),
+		Dir:             dirPath,
+		Tool:            results.Tool{Name: "pgtrial", Version: info.Version, Commit: commit, Go: runtime.Version()},
+		CommandLine:     os.Args,
+		Warnings:        warnings,
+		Out:             out.println,
+		Interrupt:       sigs.get,
+		// \shell output: stdout is the summary's (and only JSON with --json).
+		ShellOut: stderr,
 	}
-
-	// The collectors sample from now on, on the run's clock; they are
-	// stopped on every way out (a second Stop is a no-op).
-	collector, err := startCollectors(ctx, &o.collect, connString, pgcfg, dir, run, o.interval.d)
-	if err != nil {
-		run.Warnings = append(run.Warnings, "collectors not started: "+err.Error())
-		out.println("pgtrial: warning: collectors not started: " + err.Error())
-	}
-	if collector != nil {
-		defer func() { collector.Stop(context.Background(), time.Now()) }()
-	}
-
-	layout := metrics.Layout{Scripts: len(programs), LatencyLimit: int64(o.latencyLimit.d / time.Microsecond)}
-	if o.perCommand {
-		layout.Commands = ncmds
-	}
-	set := metrics.NewSet(o.clients, layout)
-	rec := newRunRecorder(runRecorderConfig{
-		Set:         set,
-		Dir:         dir,
-		ScriptNames: names,
-		Interval:    o.interval.d,
-		Warmup:      o.warmup.d,
-		OnWriteError: func(err error) {
-			out.println("pgtrial: warning: " + err.Error())
-		},
-	})
-	// pgtrial's own CPU over the measured phase (getrusage at its start and
-	// at the end): the checklist's load-generator check, exact and whatever
-	// host the server is on.
-	var cpuMu sync.Mutex
-	var cpuAtMeasure time.Duration
-	cpuOK := false
-	rec.cfg.OnPhase = func(phase string, at time.Time) {
-		if phase == results.PhaseMeasure {
-			cpuMu.Lock()
-			cpuAtMeasure, cpuOK = processCPU()
-			cpuMu.Unlock()
-		}
-		if collector != nil {
-			collector.Mark(phase, at)
-		}
+	if !o.closed {
+		tc.Rate = o.rate
 	}
 	if !o.quiet {
-		rec.cfg.OnInterval = func(t *runTick) { out.status(statusLine(t, o.rate)) }
-	}
-
-	// Finish run.json on every way out from here.
-	var finishOnce sync.Once
-	var finishErr error
-	finish := func() {
-		finishOnce.Do(func() {
-			run.EndedAt = time.Now()
-			finishErr = dir.Finish(run)
-		})
-	}
-	defer finish()
-
-	// Everything not in run.json's schema that a rerun needs.
-	defines := map[string]string{}
-	for _, v := range plan.vars {
-		defines[v[0]] = v[1]
-	}
-	config := map[string]any{
-		"random_seed":       strconv.FormatUint(plan.seed.Value, 10),
-		"protocol":          plan.mode.String(),
-		"max_tries":         o.maxTries,
-		"warmup_s":          o.warmup.d.Seconds(),
-		"interval_s":        o.interval.d.Seconds(),
-		"reconnect":         true,
-		"per_command":       o.perCommand,
-		"continue_on_error": o.continueOnError,
-	}
-	if len(defines) > 0 {
-		config["variables"] = defines
-	}
-	if err := dir.Event(results.Event{Kind: "config", Message: "run configuration beyond run.json's model", Data: config}); err != nil {
-		out.println("pgtrial: warning: " + err.Error())
-	}
-
-	if !o.quiet {
+		tc.OnInterval = func(t *trial.Tick) { out.status(statusLine(t, o.rate)) }
 		out.println(describeStart(plan, o, tgt, dirPath))
 	}
 
-	vars := make([]scriptVar, len(plan.vars))
-	for i, v := range plan.vars {
-		vars[i] = scriptVar{v[0], v[1]}
-	}
-	streams := prng.Derive(plan.seed.Value, o.clients, plan.threads, definesVar(vars, "default_seed"))
-	scale := tgt.scale
-	if !plan.needsPgbench {
-		scale = 1
-	}
-	setup := clientSetup(vars, scale, streams)
-	logger := &runLog{out: out, rec: rec, seen: map[string]*logSeen{}}
-	cfg := &engine.Config{
-		Program:         script.NewProgram(programs...),
-		ScriptNames:     names,
-		Weights:         weights,
-		Mode:            plan.mode,
-		Conn:            pgcfg,
-		Clients:         o.clients,
-		Groups:          plan.threads,
-		Transactions:    o.transactions,
-		MaxTries:        uint32(o.maxTries),
-		LatencyLimit:    o.latencyLimit.d,
-		Arrival:         plan.arrival,
-		Overload:        plan.overload,
-		ContinueOnError: o.continueOnError,
-		Reconnect:       true,
-		PerCommand:      o.perCommand,
-		Log:             logger,
-		// \shell output: stdout is the summary's (and only JSON with --json).
-		Stdout:  &lockedWriter{w: stderr},
-		Stderr:  &lockedWriter{w: stderr},
-		Streams: streams,
-		Setup:   setup,
-		Metrics: set,
-		OnStart: rec.Start,
-		OnNotice: func(n *pgconn.Notice) {
-			logger.Info(fmt.Sprintf("%s: %s", n.Severity, n.Message))
-		},
-	}
-	if o.txlog {
-		logs, err := openRunTxLogs(dirPath, o, plan.threads, streams)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			for _, l := range logs {
-				if err := l.Close(); err != nil {
-					out.println("pgtrial: warning: " + err.Error())
-				}
-			}
-		}()
-		cfg.OnTx = func(client, group int, txNo int64, tx *metrics.Tx, end time.Time) {
-			logs[group].Log(client, txNo, tx, end)
-		}
-	}
-	if o.transactions == 0 {
-		cfg.Duration = o.warmup.d + o.duration.d
-	}
-	if !o.closed {
-		cfg.Rate = o.rate
-	}
-
-	res, runErr := engine.Run(ctx, cfg)
-	end := time.Now()
-	if res != nil && !res.End.IsZero() {
-		end = res.End
-	}
-	measure, writeErr := rec.Stop(end)
-	cpuAtEnd, cpuEndOK := processCPU()
+	r, err := trial.Run(ctx, tc)
 	out.end()
-	logger.flush()
-	reason, sigAt := sigs.get()
-
-	if !rec.Started() {
-		// The clients never got to run: nothing was measured.
-		if collector != nil {
-			collector.Stop(context.Background(), end)
+	if err != nil {
+		var nse *trial.NotStartedError
+		if errors.As(err, &nse) && nse.Interrupted {
+			if reason, _ := sigs.get(); reason != "" {
+				return interruptedErr("before the run started; nothing was measured")
+			}
 		}
-		dir.Close()
-		finishOnce.Do(func() {})
-		removeRunDir(dirPath, dirExisted)
-		if reason != "" {
-			return interruptedErr("before the run started; nothing was measured")
-		}
-		var ice *engine.InitialConnectError
-		if errors.As(runErr, &ice) {
-			return fmt.Errorf("client %d could not connect: %w\nhint: the server may have too few connections for %d clients (max_connections %s), or be unreachable",
-				ice.Client, ice.Err, o.clients, tgt.target.Settings["max_connections"])
-		}
-		if runErr == nil {
-			runErr = errors.New("the run did not start")
-		}
-		return runErr
+		return err
 	}
-
-	interrupted := reason != "" || (res != nil && res.Interrupted)
-	if interrupted {
-		if reason == "" {
-			reason = "cancellation"
-		}
-		if sigAt.IsZero() {
-			sigAt = end
-		}
-		rec.Interrupted(sigAt, reason)
-		run.Interrupted, run.InterruptReason = true, reason
-	}
-	aborted := 0
-	if res != nil {
-		aborted = res.Aborted
-	}
-	if aborted > 0 {
-		rec.Aborted(end, aborted, o.clients)
-		run.Aborted = true
-	}
-	if runErr != nil {
-		run.Warnings = append(run.Warnings, "engine: "+runErr.Error())
-	}
-	summary := results.Summarize(measure, names, model.Rate)
-	run.Phases = rec.Phases()
-	run.Summary = &summary
-	if !rec.Measured() {
-		run.Warnings = append(run.Warnings, fmt.Sprintf("the run ended during the warm-up (%v): nothing was measured; use a shorter --warmup or a longer run", o.warmup.d))
-	}
-	if writeErr != nil {
-		run.Warnings = append(run.Warnings, "writing the run directory: "+writeErr.Error())
-	}
-	stopCollectors(collector, run, dirPath, end, o.interval.d)
-	cpuMu.Lock()
-	if ev := run.Evidence; ev != nil && cpuOK && cpuEndOK {
-		if sec := ev.To.Sub(ev.From).Seconds(); sec > 0 {
-			ev.ClientCPU = (cpuAtEnd - cpuAtMeasure).Seconds() / sec
-		}
-	}
-	cpuMu.Unlock()
-	run.Checks = runChecks(run, dirPath)
-	finish()
-	if finishErr != nil {
-		out.println("pgtrial: warning: " + finishErr.Error())
-	}
+	run := r.Run
+	summary := r.Summary
 
 	if o.json {
 		enc := json.NewEncoder(stdout)
@@ -854,17 +540,17 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 			target:   tgt,
 			run:      run,
 			dir:      dirPath,
-			measured: rec.Measured(),
+			measured: r.Measured,
 		})
 	}
 
 	switch {
-	case interrupted:
-		return &exitError{code: exitRunFail, err: fmt.Errorf("run interrupted by %s; the results up to then are in %s", reason, dirPath)}
-	case aborted > 0:
-		return &exitError{code: exitRunFail, err: fmt.Errorf("%d of %d clients aborted (see the messages above); the results are incomplete; they are in %s", aborted, o.clients, dirPath)}
-	case runErr != nil:
-		return &exitError{code: exitRunFail, err: runErr}
+	case r.Interrupted:
+		return &exitError{code: exitRunFail, err: fmt.Errorf("run interrupted by %s; the results up to then are in %s", r.Reason, dirPath)}
+	case r.Aborted > 0:
+		return &exitError{code: exitRunFail, err: fmt.Errorf("%d of %d clients aborted (see the messages above); the results are incomplete; they are in %s", r.Aborted, o.clients, dirPath)}
+	case r.Err != nil:
+		return &exitError{code: exitRunFail, err: r.Err}
 	}
 	return nil
 }
@@ -903,56 +589,14 @@ func resolveRunTarget(ctx context.Context, url string, out *liveOut) (string, *r
 	return c.URL(""), tgt, nil
 }
 
-// inspectTarget connects once: server version and settings for run.json, and
-// for built-in scripts the scale from pgbench_branches (as pgbench does).
-func inspectTarget(ctx context.Context, connString string, pgcfg *pgconn.Config, plan *runPlan, tgt *runTarget) error {
-	cfg, err := pgx.ParseConfig(connString)
-	if err != nil {
-		return fmt.Errorf("invalid connection string: %w", err)
-	}
-	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(cctx, cfg)
-	if err != nil {
-		return fmt.Errorf("%w\nhint: is the server running? Give its address as the argument or with --url, or use the local cluster (\"pgtrial local start\")", err)
-	}
-	defer conn.Close(context.Background())
-
-	t, err := readTarget(cctx, conn.PgConn(), pgcfg)
+// inspectTarget reads run.json's target and, for built-in scripts, the scale.
+func inspectTarget(ctx context.Context, connString string, plan *runPlan, tgt *runTarget) error {
+	t, scale, err := trial.Inspect(ctx, connString, plan.needsPgbench)
 	if err != nil {
 		return err
 	}
-	tgt.target = t
-
-	if !plan.needsPgbench {
-		return nil
-	}
-	var scale int64
-	err = conn.QueryRow(cctx, "SELECT count(*) FROM pgbench_branches").Scan(&scale)
-	if err != nil {
-		var pe *pgconn.PgError
-		if errors.As(err, &pe) && pe.Code == "42P01" {
-			return fmt.Errorf("the built-in scripts need the pgbench tables, and database %q has no pgbench_branches\nhint: load them first: pgtrial init -s SCALE --url %s",
-				pgcfg.Database, redactedURL(connString))
-		}
-		return fmt.Errorf("read the scale from pgbench_branches: %w", err)
-	}
-	if scale < 1 {
-		return fmt.Errorf("pgbench_branches in database %q is empty, so there is no scale\nhint: load the tables again: pgtrial init -s SCALE --url %s",
-			pgcfg.Database, redactedURL(connString))
-	}
-	tgt.scale = int(scale)
+	tgt.target, tgt.scale = t, scale
 	return nil
-}
-
-// redactedURL is a connection string for messages: passwords removed, quoted
-// for a shell when it has blanks.
-func redactedURL(s string) string {
-	r := results.RedactArgs([]string{s})[0]
-	if strings.ContainsAny(r, " \t'\"?&*;|<>()$`\\") {
-		return "'" + strings.ReplaceAll(r, "'", `'\''`) + "'"
-	}
-	return r
 }
 
 // defaultRunDir is ./pgtrial-runs/<time>-<workload>, with a -2, -3, …
@@ -975,22 +619,6 @@ func defaultRunDir(now time.Time, wl string) string {
 			return p
 		}
 		p = base + "-" + strconv.Itoa(n)
-	}
-}
-
-// removeRunDir removes what results.Create made when the run never started:
-// its files, and the directory unless it existed before (or holds other
-// files).
-func removeRunDir(dir string, existed bool) {
-	for _, name := range []string{results.RunFile, results.LatencyFile, results.TimelineFile, results.EventsFile} {
-		os.Remove(filepath.Join(dir, name))
-	}
-	if !existed {
-		os.Remove(dir)
-		// Also the default parent (./pgtrial-runs) when it is now empty.
-		if filepath.Base(filepath.Dir(dir)) == "pgtrial-runs" {
-			os.Remove(filepath.Dir(dir))
-		}
 	}
 }
 
@@ -1054,7 +682,7 @@ func modeLine(o *runOptions, p *runPlan) string {
 func fmtRate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }
 
 // statusLine is the live status of one interval.
-func statusLine(t *runTick, rate float64) string {
+func statusLine(t *trial.Tick, rate float64) string {
 	st := &t.Interval.Total.Stats
 	tps := 0.0
 	if d := t.Interval.Duration().Seconds(); d > 0 {
@@ -1117,73 +745,6 @@ func (l *liveOut) end() {
 	}
 }
 
-// runLog is the engine's Logger for the native front end: messages go to
-// stderr with pgtrial's prefix; the same message repeated within
-// logRepeatWindow (every client losing its connection when the server
-// restarts, a reconnect failing every 100 ms) is printed once and counted.
-type runLog struct {
-	mu   sync.Mutex
-	out  *liveOut
-	rec  *runRecorder
-	seen map[string]*logSeen
-}
-
-type logSeen struct {
-	printed    time.Time
-	suppressed int
-}
-
-const logRepeatWindow = 5 * time.Second
-
-func (l *runLog) write(prefix, msg string) {
-	msg = strings.TrimSuffix(msg, "\n")
-	now := time.Now()
-	l.mu.Lock()
-	s := l.seen[msg]
-	if s != nil && now.Sub(s.printed) < logRepeatWindow {
-		s.suppressed++
-		l.mu.Unlock()
-		return
-	}
-	line := prefix + msg
-	if s != nil && s.suppressed > 0 {
-		line += fmt.Sprintf(" (and %d more times in the last %v)", s.suppressed, now.Sub(s.printed).Round(time.Second))
-	}
-	if s == nil {
-		if len(l.seen) >= 1000 {
-			clear(l.seen)
-		}
-		s = &logSeen{}
-		l.seen[msg] = s
-	}
-	s.printed, s.suppressed = now, 0
-	l.mu.Unlock()
-	l.out.println(line)
-}
-
-func (l *runLog) Error(msg string) {
-	l.rec.NoteError(msg)
-	l.write("pgtrial: error: ", msg)
-}
-func (l *runLog) Info(msg string)  { l.write("pgtrial: ", msg) }
-func (l *runLog) Debug(msg string) { l.write("pgtrial: debug: ", msg) }
-
-// flush prints the counts of messages suppressed since they were last shown.
-func (l *runLog) flush() {
-	l.mu.Lock()
-	var lines []string
-	for msg, s := range l.seen {
-		if s.suppressed > 0 {
-			lines = append(lines, fmt.Sprintf("pgtrial: the message %q was repeated %d more times", msg, s.suppressed))
-			s.suppressed = 0
-		}
-	}
-	l.mu.Unlock()
-	for _, line := range lines {
-		l.out.println(line)
-	}
-}
-
 // summaryView is what the text summary shows.
 type summaryView struct {
 	summary  *results.Summary
@@ -1234,7 +795,7 @@ func writeRunSummary(w io.Writer, v *summaryView) {
 		fmt.Fprintln(w)
 		title := "total"
 		if len(blocks) > 1 && i < len(blocks)-1 {
-			title = fmt.Sprintf("script %d: %s (weight %d)", i+1, ss.Name, p.scripts[i].weight)
+			title = fmt.Sprintf("script %d: %s (weight %d)", i+1, ss.Name, p.scripts[i].Weight)
 		}
 		fmt.Fprintf(w, "%s: %d committed, %.1f tps\n", title, ss.Committed, ss.TPS)
 		fmt.Fprintf(w, "  %-12s %10s %10s %10s %10s %10s %10s\n", "latency ms", "p50", "p90", "p95", "p99", "p99.9", "max")
@@ -1254,11 +815,11 @@ func writeRunSummary(w io.Writer, v *summaryView) {
 		}
 		fmt.Fprintln(w)
 		if len(ss.Commands) > 0 && i < len(p.scripts) {
-			writeCommands(w, ss.Commands, p.scripts[i].parsed)
+			writeCommands(w, ss.Commands, p.scripts[i].Parsed)
 		}
 	}
 	if len(s.Scripts) == 1 && len(s.Scripts[0].Commands) > 0 {
-		writeCommands(w, s.Scripts[0].Commands, p.scripts[0].parsed)
+		writeCommands(w, s.Scripts[0].Commands, p.scripts[0].Parsed)
 	}
 
 	fmt.Fprintln(w)
@@ -1313,36 +874,4 @@ func failedBy(m map[string]int64) string {
 		return ""
 	}
 	return " [" + strings.Join(parts, ", ") + "]"
-}
-
-// openRunTxLogs opens --txlog's per-thread logs, DIR/txlog/pgtrial_log.PID
-// (thread 0) and .PID.T, in pgbench's -l format: the lag column under a
-// rate, the retries column when --max-tries is not 1, failures by class.
-func openRunTxLogs(dir string, o *runOptions, threads int, streams prng.Streams) ([]*pgbenchfmt.TxLog, error) {
-	if err := os.MkdirAll(filepath.Join(dir, "txlog"), 0o755); err != nil {
-		return nil, fmt.Errorf("--txlog: %w", err)
-	}
-	opts := &pgbenchfmt.Options{
-		Rate:             o.rate,
-		MaxTries:         uint32(o.maxTries),
-		FailuresDetailed: true,
-		LatencyLimit:     int64(o.latencyLimit.d / time.Microsecond),
-		ContinueOnError:  o.continueOnError,
-	}
-	if o.closed {
-		opts.Rate = 0
-	}
-	var logs []*pgbenchfmt.TxLog
-	for t := 0; t < threads; t++ {
-		sample := streams.Threads[t].Sample
-		l, err := pgbenchfmt.OpenTxLog(filepath.Join(dir, "txlog", "pgtrial_log"), os.Getpid(), t, opts, &sample)
-		if err != nil {
-			for _, l := range logs {
-				l.Close()
-			}
-			return nil, fmt.Errorf("--txlog: %w", err)
-		}
-		logs = append(logs, l)
-	}
-	return logs, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
 	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/trial"
 	"github.com/pgtrial/pgtrial/internal/workload"
 )
 
@@ -264,9 +265,9 @@ func TestRunRecorderBoundary(t *testing.T) {
 		failed     int64
 	}
 	var ticks []seen
-	rec := newRunRecorder(runRecorderConfig{
+	rec := trial.NewRecorder(trial.RecorderConfig{
 		Set: set, Dir: dir, ScriptNames: []string{"s"}, Interval: 100 * time.Millisecond, Warmup: 250 * time.Millisecond,
-		OnInterval: func(t *runTick) {
+		OnInterval: func(t *trial.Tick) {
 			ticks = append(ticks, seen{t.Phase, t.Interval.Start, t.Interval.End, t.Interval.Total.Stats.Count, t.Final, t.Run.Failed()})
 		},
 	})

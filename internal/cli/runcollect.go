@@ -1,19 +1,16 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"net"
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/spf13/pflag"
 
-	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/trial"
 )
 
 // collectOptions are the collector flags of `pgtrial run`.
@@ -65,76 +62,6 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// serverIsLocal says whether the server runs on this machine: every host of
-// the connection is a unix socket or a loopback address.
-func serverIsLocal(cfg *pgconn.Config) bool {
-	hosts := []string{cfg.Host}
-	for _, fb := range cfg.Fallbacks {
-		hosts = append(hosts, fb.Host)
-	}
-	for _, h := range hosts {
-		if strings.HasPrefix(h, "/") || h == "localhost" {
-			continue
-		}
-		ip := net.ParseIP(h)
-		if ip == nil || !ip.IsLoopback() {
-			return false
-		}
-	}
-	return true
-}
-
-// startCollectors starts the collectors of a run (nil, nil with
-// --no-collect). Only a server that cannot be reached fails; everything else
-// degrades into warnings.
-func startCollectors(ctx context.Context, o *collectOptions, connString string, pgcfg *pgconn.Config, dir *results.Dir, run *results.Run, interval time.Duration) (*collect.Collector, error) {
-	if o.off {
-		return nil, nil
-	}
-	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	return collect.Start(cctx, collect.Config{
-		ConnString:   connString,
-		Dir:          dir.Path(),
-		RunStart:     run.StartedAt,
-		Interval:     interval,
-		WaitInterval: o.waitInterval.d,
-		WaitSource:   o.waitSource,
-		Kinds:        o.kinds,
-		Local:        serverIsLocal(pgcfg),
-		NodeExporter: o.nodeExporter,
-		Events:       dir,
-	})
-}
-
-// stopCollectors ends the collectors at end and puts what they found into
-// run: the collectors that ran, server and host information, the evidence
-// of the measured window and the collectors' warnings.
-func stopCollectors(c *collect.Collector, run *results.Run, dirPath string, end time.Time, interval time.Duration) {
-	if c == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	warnings := c.Stop(ctx, end)
-	run.Collectors = c.Kinds()
-	run.Server = c.Server()
-	run.Host = c.Host()
-	for _, w := range warnings {
-		run.Warnings = append(run.Warnings, "collector: "+w)
-	}
-	var from, to time.Time
-	for _, p := range run.Phases {
-		if p.Name == results.PhaseMeasure {
-			from, to = p.Start, p.End
-		}
-	}
-	if from.IsZero() || run.Summary == nil {
-		return
-	}
-	run.Evidence = collect.Summarize(dirPath, from, to, interval, run.Summary.Total.Committed)
 }
 
 // writeEvidence prints the "Evidence" section of the summary: what the
@@ -217,17 +144,7 @@ func bytesText(n int64) string {
 	return fmt.Sprintf("%.1f %s", v, units[i])
 }
 
-// runChecks is the honesty checklist of the run (internal/checks) from what
-// run.json will hold and the timeline and events written so far; a file
-// that cannot be read is left out (its items say "unknown").
-func runChecks(run *results.Run, dir string) []results.Check {
-	timeline, err := results.ReadTimeline(dir)
-	if err != nil {
-		run.Warnings = append(run.Warnings, "checklist: "+err.Error())
-	}
-	events, err := results.ReadEvents(dir)
-	if err != nil {
-		run.Warnings = append(run.Warnings, "checklist: "+err.Error())
-	}
-	return checks.RunChecks(run, timeline, events)
+// config is the collectors' part of a trial.Config.
+func (c *collectOptions) config() trial.Collect {
+	return trial.Collect{Off: c.off, Kinds: c.kinds, WaitInterval: c.waitInterval.d, WaitSource: c.waitSource, NodeExporter: c.nodeExporter}
 }

@@ -1,4 +1,4 @@
-package cli
+package trial
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
-// runRecorder is the interval clock of a measured run (DESIGN.md §5, §6): it
+// Recorder is the interval clock of a measured run (DESIGN.md §5, §6): it
 // takes the clients' records every interval (metrics.Set.Tick), writes each
 // interval to the run directory with its phase, accumulates the measured
 // phase, and writes the run's events (phase changes, the first failure of
@@ -26,10 +26,10 @@ import (
 // intervals: grid points already passed are skipped, and the interval simply
 // runs from the previous tick to now (its real length is used for rates).
 //
-// Use: newRunRecorder, then Start from engine.Config.OnStart, then Stop with
+// Use: NewRecorder, then Start from engine.Config.OnStart, then Stop with
 // the engine's end time once engine.Run has returned.
-type runRecorder struct {
-	cfg runRecorderConfig
+type Recorder struct {
+	cfg RecorderConfig
 
 	// Set by Start, read by Stop and Phases after the ticker has stopped.
 	started  bool
@@ -56,8 +56,8 @@ type runRecorder struct {
 	stopped   bool
 }
 
-// runRecorderConfig is what a runRecorder needs.
-type runRecorderConfig struct {
+// RecorderConfig is what a Recorder needs.
+type RecorderConfig struct {
 	Set         *metrics.Set
 	Dir         *results.Dir  // nil: tick and accumulate without writing
 	ScriptNames []string      // for latency.hlog tags and events
@@ -66,7 +66,7 @@ type runRecorderConfig struct {
 	// OnInterval, if set, is called after each interval has been written,
 	// from the recorder's goroutine (or from Stop for the last one): the live
 	// status line.
-	OnInterval func(t *runTick)
+	OnInterval func(t *Tick)
 	// OnPhase, if set, is called when a phase starts (the first one at the
 	// bench start, from Start; the measured phase after a warm-up from the
 	// recorder's goroutine) with the phase's start. It must not block.
@@ -76,8 +76,8 @@ type runRecorderConfig struct {
 	OnWriteError func(err error)
 }
 
-// runTick is one interval as the status line sees it.
-type runTick struct {
+// Tick is one interval as the status line sees it.
+type Tick struct {
 	Phase    string            // results.PhaseWarmup or results.PhaseMeasure
 	Elapsed  time.Duration     // bench start → end of the interval
 	Interval *metrics.Interval // this interval; valid only during the callback (it is recycled)
@@ -85,14 +85,14 @@ type runTick struct {
 	Final    bool              // the last interval (from Stop)
 }
 
-func newRunRecorder(cfg runRecorderConfig) *runRecorder {
+func NewRecorder(cfg RecorderConfig) *Recorder {
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second
 	}
 	if cfg.Warmup < 0 {
 		cfg.Warmup = 0
 	}
-	return &runRecorder{
+	return &Recorder{
 		cfg:     cfg,
 		measure: metrics.NewInterval(cfg.Set.Layout()),
 		stopCh:  make(chan struct{}),
@@ -103,7 +103,7 @@ func newRunRecorder(cfg runRecorderConfig) *runRecorder {
 // Start starts the ticker. start is the engine's start, bench the bench
 // start (engine.Config.OnStart's arguments). It must be called at most once,
 // before Stop.
-func (r *runRecorder) Start(start, bench time.Time) {
+func (r *Recorder) Start(start, bench time.Time) {
 	r.started = true
 	r.start, r.bench, r.last = start, bench, bench
 	r.boundary = bench.Add(r.cfg.Warmup)
@@ -129,7 +129,7 @@ func phaseMessage(phase string, warmup time.Duration) string {
 }
 
 // loop ticks until Stop.
-func (r *runRecorder) loop() {
+func (r *Recorder) loop() {
 	defer close(r.done)
 	iv := r.cfg.Interval
 	k := int64(1)
@@ -164,7 +164,7 @@ func (r *runRecorder) loop() {
 }
 
 // tick takes the interval (r.last, now]; sched is when it was due.
-func (r *runRecorder) tick(sched, now time.Time, final bool) {
+func (r *Recorder) tick(sched, now time.Time, final bool) {
 	if now.Before(r.last) {
 		now = r.last
 	}
@@ -200,7 +200,7 @@ func (r *runRecorder) tick(sched, now time.Time, final bool) {
 	r.all.Merge(st)
 	r.firstErrors(phase, iv)
 	if r.cfg.OnInterval != nil {
-		r.cfg.OnInterval(&runTick{Phase: phase, Elapsed: now.Sub(r.bench), Interval: iv, Run: &r.all, Final: final})
+		r.cfg.OnInterval(&Tick{Phase: phase, Elapsed: now.Sub(r.bench), Interval: iv, Run: &r.all, Final: final})
 	}
 	// Everything above copied what it needed: the next tick refills iv.
 	r.cfg.Set.Recycle(iv)
@@ -211,7 +211,7 @@ func (r *runRecorder) tick(sched, now time.Time, final bool) {
 // event carries the count and, when the engine logged an error during the
 // interval, that last message (as "last_error": the most recent error text,
 // which is usually, not certainly, of this class).
-func (r *runRecorder) firstErrors(phase string, iv *metrics.Interval) {
+func (r *Recorder) firstErrors(phase string, iv *metrics.Interval) {
 	st := &iv.Total.Stats
 	for o := metrics.Outcome(0); o < metrics.NumOutcomes; o++ {
 		if !o.Failed() || r.seen[o] || st.Outcome[o] == 0 {
@@ -235,26 +235,26 @@ func (r *runRecorder) firstErrors(phase string, iv *metrics.Interval) {
 
 // NoteError remembers the engine's latest error message for the first-error
 // events. Safe from any goroutine.
-func (r *runRecorder) NoteError(msg string) {
+func (r *Recorder) NoteError(msg string) {
 	r.mu.Lock()
 	r.lastErr, r.lastErrAt = msg, time.Now()
 	r.mu.Unlock()
 }
 
 // Interrupted writes the interruption event (reason: "SIGINT", "SIGTERM", …).
-func (r *runRecorder) Interrupted(at time.Time, reason string) {
+func (r *Recorder) Interrupted(at time.Time, reason string) {
 	r.event(results.Event{Time: at, Kind: results.EventInterrupt, Message: "run interrupted by " + reason,
 		Data: map[string]any{"reason": reason}})
 }
 
 // Aborted writes the abort event: n of clients aborted.
-func (r *runRecorder) Aborted(at time.Time, n, clients int) {
+func (r *Recorder) Aborted(at time.Time, n, clients int) {
 	r.event(results.Event{Time: at, Kind: results.EventAbort,
 		Message: fmt.Sprintf("%d of %d clients aborted", n, clients),
 		Data:    map[string]any{"aborted_clients": n, "clients": clients}})
 }
 
-func (r *runRecorder) event(e results.Event) {
+func (r *Recorder) event(e results.Event) {
 	if r.cfg.Dir == nil {
 		return
 	}
@@ -263,7 +263,7 @@ func (r *runRecorder) event(e results.Event) {
 	}
 }
 
-func (r *runRecorder) noteWriteError(err error) {
+func (r *Recorder) noteWriteError(err error) {
 	r.mu.Lock()
 	first := r.writeErr == nil
 	if first {
@@ -279,13 +279,13 @@ func (r *runRecorder) noteWriteError(err error) {
 // Result.End) and returns the measured phase (empty, with zero times, when
 // nothing was measured) and the first error writing the run directory.
 // Without Start it returns an empty Interval. Stop may be called once.
-func (r *runRecorder) Stop(end time.Time) (*metrics.Interval, error) {
+func (r *Recorder) Stop(end time.Time) (*metrics.Interval, error) {
 	r.mu.Lock()
 	already := r.stopped
 	r.stopped = true
 	r.mu.Unlock()
 	if already {
-		panic("runRecorder.Stop called twice")
+		panic("Recorder.Stop called twice")
 	}
 	if r.started {
 		close(r.stopCh)
@@ -300,16 +300,16 @@ func (r *runRecorder) Stop(end time.Time) (*metrics.Interval, error) {
 
 // Started reports whether Start was called (the engine got to its first
 // transaction).
-func (r *runRecorder) Started() bool { return r.started }
+func (r *Recorder) Started() bool { return r.started }
 
 // BenchStart is the bench start given to Start.
-func (r *runRecorder) BenchStart() time.Time { return r.bench }
+func (r *Recorder) BenchStart() time.Time { return r.bench }
 
 // Phases returns the phases for run.json, after Stop: the warm-up (when
 // there was one) from the bench start to the end of its last interval, and
 // the measured phase from the start of its first interval to the end of the
 // run. A run that ended during the warm-up has no measured phase.
-func (r *runRecorder) Phases() []results.Phase {
+func (r *Recorder) Phases() []results.Phase {
 	if !r.started {
 		return nil
 	}
@@ -330,4 +330,8 @@ func (r *runRecorder) Phases() []results.Phase {
 }
 
 // Measured reports whether any interval of the measured phase was recorded.
-func (r *runRecorder) Measured() bool { return !r.measure.Start.IsZero() }
+func (r *Recorder) Measured() bool { return !r.measure.Start.IsZero() }
+
+// Measure is the measured phase accumulated so far; after Stop, all of it.
+// Read it only after Stop (the ticker owns it before).
+func (r *Recorder) Measure() *metrics.Interval { return r.measure }

@@ -1,15 +1,15 @@
 //go:build unix
 
-package cli
+package trial
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU is the CPU time (user + system) this process has used so far,
+// ProcessCPU is the CPU time (user + system) this process has used so far,
 // all threads, from getrusage(2); false when it cannot be read.
-func processCPU() (time.Duration, bool) {
+func ProcessCPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0, false

@@ -1,4 +1,4 @@
-package cli
+package trial
 
 import (
 	"context"
@@ -11,16 +11,16 @@ import (
 	"github.com/pgtrial/pgtrial/internal/script"
 )
 
-// scriptVar is a -D NAME=VALUE definition.
-type scriptVar struct{ name, value string }
+// Var is a -D NAME=VALUE definition.
+type Var struct{ Name, Value string }
 
-// clientSetup returns the engine's Setup for pgbench's variables, in
+// ClientSetup returns the engine's Setup for pgbench's variables, in
 // pgbench's order: the -D definitions, then the automatic :scale,
 // :client_id, :default_seed and :random_seed unless -D defined them.
-func clientSetup(vars []scriptVar, scale int, streams prng.Streams) func(c *script.Client) error {
+func ClientSetup(vars []Var, scale int, streams prng.Streams) func(c *script.Client) error {
 	return func(c *script.Client) error {
 		for _, v := range vars {
-			if err := c.SetString("option", v.name, v.value); err != nil {
+			if err := c.SetString("option", v.Name, v.Value); err != nil {
 				return err
 			}
 		}
@@ -40,26 +40,26 @@ func clientSetup(vars []scriptVar, scale int, streams prng.Streams) func(c *scri
 	}
 }
 
-// definesVar reports whether -D defined name (pgbench then leaves the
+// DefinesVar reports whether -D defined name (pgbench then leaves the
 // automatic variable alone, and default_seed takes no draw).
-func definesVar(vars []scriptVar, name string) bool {
+func DefinesVar(vars []Var, name string) bool {
 	for _, v := range vars {
-		if v.name == name {
+		if v.Name == name {
 			return true
 		}
 	}
 	return false
 }
 
-// readTarget fills run.json's target from a connection: address, server
-// version and the settings that shape results (resultSettings).
-func readTarget(ctx context.Context, pc *pgconn.PgConn, pgcfg *pgconn.Config) (results.Target, error) {
+// ReadTarget fills run.json's target from a connection: address, server
+// version and the settings that shape results (ResultSettings).
+func ReadTarget(ctx context.Context, pc *pgconn.PgConn, pgcfg *pgconn.Config) (results.Target, error) {
 	t := results.Target{
 		Host: pgcfg.Host, Port: int(pgcfg.Port), Database: pgcfg.Database, User: pgcfg.User,
 		ServerVersion: pc.ParameterStatus("server_version"),
 		Settings:      map[string]string{},
 	}
-	params := [][]byte{[]byte(pgTextArray(resultSettings))}
+	params := [][]byte{[]byte(pgTextArray(ResultSettings))}
 	rr := pc.ExecParams(ctx, "SELECT name, current_setting(name) FROM pg_catalog.pg_settings WHERE name = ANY($1::text[])", params, nil, nil, nil)
 	for rr.NextRow() {
 		v := rr.Values()
@@ -81,4 +81,16 @@ func pgTextArray(names []string) string {
 		s += `"` + n + `"`
 	}
 	return s + "}"
+}
+
+// ResultSettings are the server settings recorded in run.json because they
+// shape the results.
+var ResultSettings = []string{
+	"shared_buffers", "effective_cache_size", "work_mem", "maintenance_work_mem",
+	"max_connections", "synchronous_commit", "fsync", "full_page_writes", "wal_level",
+	"wal_buffers", "wal_compression", "commit_delay", "checkpoint_timeout",
+	"checkpoint_completion_target", "max_wal_size", "min_wal_size", "autovacuum",
+	"default_transaction_isolation", "random_page_cost", "effective_io_concurrency",
+	"jit", "huge_pages", "max_parallel_workers_per_gather", "track_io_timing",
+	"shared_preload_libraries", "data_checksums", "server_version_num",
 }

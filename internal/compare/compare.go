@@ -1,0 +1,776 @@
+// Package compare compares the runs of two sides (A and B: two variants of
+// an experiment, or runs named on the command line) metric by metric: per
+// side the median and range over runs, the ratio of medians B/A with a
+// bootstrap interval over runs, Mann-Whitney's p and a verdict that names
+// the test and the run counts (internal/stats Verdict). Percentiles of
+// different runs are never averaged: each run's percentile is one value.
+package compare
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/pgtrial/pgtrial/internal/checks"
+	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/stats"
+)
+
+// Options name the sides and seed the bootstrap.
+type Options struct {
+	NameA, NameB string // "A" and "B", or the variants' names
+	Seed         uint64 // of the bootstrap resampling
+	Top          int    // statements whose blocks per call are compared (DefaultTop)
+}
+
+// Resamples is the number of bootstrap resamples of every interval
+// (reference §4.1–§4.2: B ≥ 10 000; issue 6: ≥ 2000).
+const Resamples = 10000
+
+// DefaultTop is the default number of statements whose blocks per
+// call are compared.
+const DefaultTop = 5
+
+// Directions of a metric that has no better side (wait shares): B's runs
+// are higher or lower than A's. They replace stats.DirBetter/DirWorse in
+// that metric's verdict.
+const (
+	dirHigher = "higher"
+	dirLower  = "lower"
+)
+
+// RunRef is one run of a side.
+type RunRef struct {
+	Label string       `json:"label"` // "A#1": the side's name and the run's number on its side
+	Dir   string       `json:"dir"`
+	Run   *results.Run `json:"-"`
+	// Copied from Run for the JSON output.
+	StartedAt   time.Time `json:"started_at"`
+	Interrupted bool      `json:"interrupted,omitempty"`
+	Aborted     bool      `json:"aborted,omitempty"`
+}
+
+// ExpandRunDirs resolves a side's directories into run directories: DIR
+// itself when it holds run.json, else its direct subdirectories that hold
+// one (sorted by name); a path to a run.json file means its directory.
+func ExpandRunDirs(dirs []string) ([]string, error) {
+	var out []string
+	for _, dir := range dirs {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return nil, fmt.Errorf("run directory %s: %w", dir, err)
+		}
+		if !fi.IsDir() {
+			if filepath.Base(dir) == results.RunFile {
+				out = append(out, filepath.Dir(dir))
+				continue
+			}
+			return nil, fmt.Errorf("%s is a file, not a run directory", dir)
+		}
+		if hasRunFile(dir) {
+			out = append(out, dir)
+			continue
+		}
+		entries, err := os.ReadDir(dir) // sorted by name
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", dir, err)
+		}
+		n := 0
+		for _, e := range entries {
+			sub := filepath.Join(dir, e.Name())
+			if e.IsDir() && hasRunFile(sub) {
+				out = append(out, sub)
+				n++
+			}
+		}
+		if n == 0 {
+			return nil, fmt.Errorf("%s holds no %s and none of its subdirectories does: it is not a run directory nor a directory of runs", dir, results.RunFile)
+		}
+	}
+	return out, nil
+}
+
+func hasRunFile(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, results.RunFile))
+	return err == nil || !errors.Is(err, fs.ErrNotExist)
+}
+
+// LoadSide reads the runs of one side and labels them NAME#1, NAME#2, …
+func LoadSide(name string, dirs []string) ([]RunRef, error) {
+	paths, err := ExpandRunDirs(dirs)
+	if err != nil {
+		return nil, err
+	}
+	runs := make([]RunRef, 0, len(paths))
+	for i, p := range paths {
+		run, err := results.Load(p)
+		if err != nil {
+			return nil, err
+		}
+		label := fmt.Sprintf("%s#%d", name, i+1)
+		if run.Summary == nil {
+			return nil, fmt.Errorf("run %s (%s) has no summary: nothing was measured (it ended during its warm-up, or crashed before its end)", p, label)
+		}
+		runs = append(runs, RunRef{Label: label, Dir: p, Run: run,
+			StartedAt: run.StartedAt, Interrupted: run.Interrupted, Aborted: run.Aborted})
+	}
+	return runs, nil
+}
+
+// CheckDistinct refuses a run directory named twice (on one side or both).
+func CheckDistinct(runs []RunRef) error {
+	seen := map[string]string{}
+	for _, r := range runs {
+		key, err := filepath.Abs(r.Dir)
+		if err != nil {
+			key = filepath.Clean(r.Dir)
+		}
+		if prev, ok := seen[key]; ok {
+			return fmt.Errorf("run directory %s is given twice (%s and %s): each run counts once", r.Dir, prev, r.Label)
+		}
+		seen[key] = r.Label
+	}
+	return nil
+}
+
+// runProperty is one property of a run that must be equal across the runs
+// (refuse) or is worth a note when it is not (note).
+type runProperty struct {
+	name   string
+	refuse bool
+	value  func(*results.Run) string
+}
+
+var comparedProperties = []runProperty{
+	{"workload", true, func(r *results.Run) string { return strconv.Quote(r.Workload.Name) }},
+	{"scripts", true, func(r *results.Run) string {
+		parts := make([]string, len(r.Workload.Scripts))
+		for i, s := range r.Workload.Scripts {
+			parts[i] = fmt.Sprintf("%s@%d", s.Name, s.Weight)
+		}
+		return "[" + strings.Join(parts, " ") + "]"
+	}},
+	{"model", true, func(r *results.Run) string { return r.Model.Kind }},
+	{"rate", true, func(r *results.Run) string { return strconv.FormatFloat(r.Model.Rate, 'g', -1, 64) + " tx/s" }},
+	{"clients", true, func(r *results.Run) string { return strconv.Itoa(r.Model.Clients) }},
+	{"scale", false, func(r *results.Run) string { return strconv.Itoa(r.Workload.Scale) }},
+	{"latency limit", false, func(r *results.Run) string {
+		return strconv.FormatFloat(r.Model.LatencyLimitMs, 'g', -1, 64) + " ms"
+	}},
+}
+
+// Differences lists, per property, the distinct values among the runs
+// and which runs have each: refusals (workload and load model) and notes.
+func Differences(runs []RunRef) (refusals, notes []string) {
+	for _, p := range comparedProperties {
+		var values []string
+		who := map[string][]string{}
+		for _, r := range runs {
+			v := p.value(r.Run)
+			if _, ok := who[v]; !ok {
+				values = append(values, v)
+			}
+			who[v] = append(who[v], r.Label)
+		}
+		if len(values) < 2 {
+			continue
+		}
+		parts := make([]string, len(values))
+		for i, v := range values {
+			parts[i] = fmt.Sprintf("%s (%s)", v, strings.Join(who[v], ", "))
+		}
+		line := p.name + ": " + strings.Join(parts, "; ")
+		if p.refuse {
+			refusals = append(refusals, line)
+		} else {
+			notes = append(notes, line)
+		}
+	}
+	return refusals, notes
+}
+
+// metricDef is one compared metric: how to read it from a run and how its
+// verdict is worded.
+type metricDef struct {
+	name           string // in the verdict sentence: "p99"
+	group          string // "throughput", "latency", "outcomes", "statements", "waits"
+	unit           string // "tx/s", "ms", "%", "blocks/call"
+	higherIsBetter bool
+	neutral        bool // no better side: B is "higher" or "lower"
+	better, worse  string
+	queryID        int64
+	query          string
+	byText         bool
+	value          func(*RunRef) float64 // NaN: the run has no value
+}
+
+// Metric is one metric's comparison (the text table's row and the
+// verdict line; an element of --json's "metrics").
+type Metric struct {
+	Metric  string `json:"metric"`
+	Group   string `json:"group"`
+	Unit    string `json:"unit"`
+	QueryID int64  `json:"queryid,omitempty"`
+	Query   string `json:"query,omitempty"`
+	// MatchedByText: the statement's queryid differs between the sides (the
+	// tables were re-created: a queryid depends on table OIDs) and it was
+	// matched by identical query text.
+	MatchedByText bool `json:"matched_by_text,omitempty"`
+	// HigherIsBetter is false for latencies, shares and blocks; Neutral
+	// metrics (wait shares) have no better side: their verdict's direction
+	// is "higher" or "lower" instead of "better" or "worse".
+	HigherIsBetter bool `json:"higher_is_better"`
+	Neutral        bool `json:"neutral,omitempty"`
+	// ValuesA and ValuesB are the runs' values in the order of the runs
+	// (null: the run has none, e.g. no evidence).
+	ValuesA []*float64          `json:"values_a"`
+	ValuesB []*float64          `json:"values_b"`
+	Verdict stats.VerdictResult `json:"verdict"`
+}
+
+// Report is the whole comparison (--json's output).
+type Report struct {
+	NameA     string           `json:"name_a"`
+	NameB     string           `json:"name_b"`
+	RunsA     []RunRef         `json:"runs_a"`
+	RunsB     []RunRef         `json:"runs_b"`
+	Workload  results.Workload `json:"workload"` // of A's first run
+	Model     results.Model    `json:"model"`
+	Resamples int              `json:"resamples"`
+	Seed      uint64           `json:"seed"`
+	Forced    []string         `json:"forced_differences,omitempty"` // what differs between runs compared with --force
+	Notes     []string         `json:"notes,omitempty"`
+	Warnings  []string         `json:"warnings,omitempty"`
+	Metrics   []Metric         `json:"metrics"`
+	Checks    []results.Check  `json:"checks"`
+}
+
+// Build compares every metric of runsA and runsB.
+func Build(o Options, runsA, runsB []RunRef) *Report {
+	rep := &Report{
+		NameA: o.NameA, NameB: o.NameB,
+		RunsA: runsA, RunsB: runsB,
+		Workload:  runsA[0].Run.Workload,
+		Model:     runsA[0].Run.Model,
+		Resamples: Resamples,
+		Seed:      o.Seed,
+	}
+	defs := summaryMetrics()
+	stmts, stmtWarnings := statementMetrics(runsA, runsB, o.Top)
+	defs = append(defs, stmts...)
+	defs = append(defs, waitMetrics(runsA, runsB)...)
+	for _, d := range defs {
+		rep.Metrics = append(rep.Metrics, compareOne(o, d, runsA, runsB))
+	}
+	rep.Warnings = append(rep.Warnings, sideWarnings(rep)...)
+	rep.Warnings = append(rep.Warnings, stmtWarnings...)
+	rep.Checks = comparisonChecks(o, runsA, runsB)
+	return rep
+}
+
+// compareOne runs stats.Verdict on one metric.
+func compareOne(o Options, d metricDef, runsA, runsB []RunRef) Metric {
+	a, va := metricValues(d, runsA)
+	b, vb := metricValues(d, runsB)
+	v := stats.Verdict(stats.VerdictConfig{
+		Metric:         d.name,
+		HigherIsBetter: d.higherIsBetter,
+		NameB:          o.NameB,
+		Better:         d.better,
+		Worse:          d.worse,
+		Resamples:      Resamples,
+		Seed:           o.Seed,
+	}, a, b)
+	if d.neutral && v.Direction != stats.DirNone {
+		v.Direction = dirLower
+		if v.BHigher {
+			v.Direction = dirHigher
+		}
+	}
+	return Metric{
+		Metric: d.name, Group: d.group, Unit: d.unit,
+		QueryID: d.queryID, Query: d.query, MatchedByText: d.byText,
+		HigherIsBetter: d.higherIsBetter, Neutral: d.neutral,
+		ValuesA: va, ValuesB: vb, Verdict: v,
+	}
+}
+
+// metricValues reads d from every run: the values for the statistics (NaN
+// where a run has none: stats ignores non-finite values) and for JSON.
+func metricValues(d metricDef, runs []RunRef) ([]float64, []*float64) {
+	vals := make([]float64, len(runs))
+	ptrs := make([]*float64, len(runs))
+	for i := range runs {
+		vals[i] = d.value(&runs[i])
+		if !math.IsNaN(vals[i]) && !math.IsInf(vals[i], 0) {
+			v := vals[i]
+			ptrs[i] = &v
+		}
+	}
+	return vals, ptrs
+}
+
+// summaryMetrics are the metrics of every run's summary (Summary.Total).
+func summaryMetrics() []metricDef {
+	lat := func(name string, get func(*results.Percentiles) float64) metricDef {
+		return metricDef{name: name, group: "latency", unit: "ms", better: "faster", worse: "slower",
+			value: func(r *RunRef) float64 { return get(&r.Run.Summary.Total.Response) }}
+	}
+	return []metricDef{
+		{name: "tps", group: "throughput", unit: "tx/s", higherIsBetter: true, better: "faster", worse: "slower",
+			value: func(r *RunRef) float64 { return r.Run.Summary.Total.TPS }},
+		lat("p50", func(p *results.Percentiles) float64 { return p.P50 }),
+		lat("p95", func(p *results.Percentiles) float64 { return p.P95 }),
+		lat("p99", func(p *results.Percentiles) float64 { return p.P99 }),
+		lat("p99.9", func(p *results.Percentiles) float64 { return p.P999 }),
+		lat("max", func(p *results.Percentiles) float64 { return p.Max }),
+		{name: "skipped+dropped %", group: "outcomes", unit: "%",
+			value: func(r *RunRef) float64 { return 100 * excludedShare(&r.Run.Summary.Total) }},
+	}
+}
+
+// excludedShare is the share of the scheduled transactions that were never
+// measured: (skipped + dropped) / (committed + skipped + failed + dropped),
+// 0 when nothing was scheduled.
+func excludedShare(s *results.ScriptSummary) float64 {
+	scheduled := s.Committed + s.Skipped + s.Failed + s.Dropped
+	if scheduled <= 0 {
+		return 0
+	}
+	return float64(s.Skipped+s.Dropped) / float64(scheduled)
+}
+
+// stmtGroup is one statement across the runs.
+type stmtGroup struct {
+	queryID  int64
+	query    string
+	byText   bool
+	perRun   map[string]float64 // run label → shared blocks (hit + read) per call
+	share    float64            // Σ over runs of the statement's share of execution time
+	nA, nB   int
+	position int // first appearance, for a stable order
+}
+
+// statementMetrics picks the top statements (by their summed share of
+// execution time over all runs) that ran on both sides and compares their
+// shared blocks per call (hit + read: the work per call, which is stable
+// when timings are noisy; DESIGN §7). Statements are matched by queryid;
+// one whose queryid is on one side only is matched by identical query text
+// when exactly one statement of the other side has it. The warnings name
+// top statements that ran on one side only.
+func statementMetrics(runsA, runsB []RunRef, top int) ([]metricDef, []string) {
+	if top == 0 {
+		return nil, nil
+	}
+	groups := map[int64]*stmtGroup{}
+	var order []*stmtGroup
+	add := func(runs []RunRef, sideA bool) {
+		for _, r := range runs {
+			ev := r.Run.Evidence
+			if ev == nil {
+				continue
+			}
+			for _, s := range ev.Statements {
+				g := groups[s.QueryID]
+				if g == nil {
+					g = &stmtGroup{queryID: s.QueryID, query: s.Query, perRun: map[string]float64{}, position: len(order)}
+					groups[s.QueryID] = g
+					order = append(order, g)
+				}
+				if _, dup := g.perRun[r.Label]; !dup {
+					if sideA {
+						g.nA++
+					} else {
+						g.nB++
+					}
+				}
+				g.perRun[r.Label] = s.SharedHitPerCall + s.SharedReadPerCall
+				g.share += s.Share
+			}
+		}
+	}
+	add(runsA, true)
+	add(runsB, false)
+	order = matchStatementsByText(order)
+
+	sort.SliceStable(order, func(i, j int) bool {
+		if order[i].share != order[j].share {
+			return order[i].share > order[j].share
+		}
+		return order[i].position < order[j].position
+	})
+	var defs []metricDef
+	var warnings []string
+	for _, g := range order {
+		if len(defs) == top {
+			break
+		}
+		if g.nA == 0 || g.nB == 0 {
+			side := "A's"
+			if g.nA == 0 {
+				side = "B's"
+			}
+			warnings = append(warnings, fmt.Sprintf("statement queryid %d ran in %s runs only (not compared): %s", g.queryID, side, oneLine(g.query, 70)))
+			continue
+		}
+		perRun := g.perRun
+		defs = append(defs, metricDef{
+			name:  fmt.Sprintf("blocks/call s%d", len(defs)+1),
+			group: "statements", unit: "blocks/call",
+			queryID: g.queryID, query: g.query, byText: g.byText,
+			value: func(r *RunRef) float64 {
+				if v, ok := perRun[r.Label]; ok {
+					return v
+				}
+				return math.NaN()
+			},
+		})
+	}
+	return defs, warnings
+}
+
+// matchStatementsByText merges a statement seen on one side only into the
+// statement with the same query text seen on the other side only, when
+// that text is unique among such statements on each side (a queryid
+// depends on the OIDs of the tables, so re-created tables change it).
+func matchStatementsByText(order []*stmtGroup) []*stmtGroup {
+	onlyA := map[string][]*stmtGroup{}
+	onlyB := map[string][]*stmtGroup{}
+	for _, g := range order {
+		text := strings.Join(strings.Fields(g.query), " ")
+		switch {
+		case text == "":
+		case g.nB == 0:
+			onlyA[text] = append(onlyA[text], g)
+		case g.nA == 0:
+			onlyB[text] = append(onlyB[text], g)
+		}
+	}
+	merged := map[*stmtGroup]bool{}
+	for text, as := range onlyA {
+		bs := onlyB[text]
+		if len(as) != 1 || len(bs) != 1 {
+			continue
+		}
+		a, b := as[0], bs[0]
+		for label, v := range b.perRun {
+			a.perRun[label] = v
+		}
+		a.nB, a.share, a.byText = b.nB, a.share+b.share, true
+		merged[b] = true
+	}
+	out := order[:0]
+	for _, g := range order {
+		if !merged[g] {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// waitMetrics compares the share (in per cent) of the samples of active
+// client backends in each wait_event_type (the events of a type summed;
+// "CPU": active without a wait event), for the types seen in any run. A run
+// with wait samples but none of a type has 0 %; a run without wait samples
+// has no value (NaN).
+func waitMetrics(runsA, runsB []RunRef) []metricDef {
+	typeShare := func(r *results.Run) map[string]float64 {
+		if r.Evidence == nil || len(r.Evidence.Waits) == 0 {
+			return nil
+		}
+		m := map[string]float64{}
+		for _, w := range r.Evidence.Waits {
+			m[w.Type] += w.Share
+		}
+		return m
+	}
+	total := map[string]float64{}
+	var types []string
+	inA, inB := false, false
+	for i, r := range append(slices.Clone(runsA), runsB...) {
+		m := typeShare(r.Run)
+		if m == nil {
+			continue
+		}
+		if i < len(runsA) {
+			inA = true
+		} else {
+			inB = true
+		}
+		for t, s := range m {
+			if _, ok := total[t]; !ok {
+				types = append(types, t)
+			}
+			total[t] += s
+		}
+	}
+	if !inA || !inB {
+		return nil
+	}
+	sort.SliceStable(types, func(i, j int) bool {
+		if total[types[i]] != total[types[j]] {
+			return total[types[i]] > total[types[j]]
+		}
+		return types[i] < types[j]
+	})
+	defs := make([]metricDef, 0, len(types))
+	for _, t := range types {
+		defs = append(defs, metricDef{
+			name: t + " wait %", group: "waits", unit: "%",
+			neutral: true, better: dirLower, worse: dirHigher,
+			value: func(r *RunRef) float64 {
+				m := typeShare(r.Run)
+				if m == nil {
+					return math.NaN()
+				}
+				return 100 * m[t]
+			},
+		})
+	}
+	return defs
+}
+
+// sideWarnings are the warnings about the design of the comparison: too
+// few runs, interrupted runs, closed-model latency.
+func sideWarnings(rep *Report) []string {
+	var w []string
+	nA, nB := len(rep.RunsA), len(rep.RunsB)
+	floor := stats.NonOverlap(make([]float64, nA), make([]float64, nB)).ErrorRate // 2/C(m+n, m)
+	switch {
+	case nA == 1 || nB == 1:
+		w = append(w, fmt.Sprintf("%d vs %d runs: one run a side cannot separate a difference from noise: "+
+			"how much runs of the same setup differ is unknown, so any difference may be noise; "+
+			"repeat each side at least 4 times, interleaved (pgtrial experiment)", nA, nB))
+	case floor >= stats.DefaultAlpha:
+		w = append(w, fmt.Sprintf("%d vs %d runs: the smallest p-value the rank test can give is 2/C(%d, %d) = %.3g, "+
+			"not below %.2g: no difference can be declared; 4 vs 4 runs is the smallest design that can (p = 0.029)",
+			nA, nB, nA+nB, nA, floor, stats.DefaultAlpha))
+	case nA < stats.MinReliableRuns || nB < stats.MinReliableRuns:
+		w = append(w, fmt.Sprintf("%d vs %d runs: bootstrap intervals from fewer than %d runs a side are too narrow (few distinct resamples)",
+			nA, nB, stats.MinReliableRuns))
+	}
+	for _, r := range append(slices.Clone(rep.RunsA), rep.RunsB...) {
+		switch {
+		case r.Run.Interrupted:
+			w = append(w, fmt.Sprintf("%s (%s) was interrupted (%s): its measured window is shorter than planned", r.Label, r.Dir, r.Run.InterruptReason))
+		case r.Run.Aborted:
+			w = append(w, fmt.Sprintf("%s (%s) had clients abort: its results are incomplete", r.Label, r.Dir))
+		}
+	}
+	if rep.Model.Kind == results.ModelClosed {
+		w = append(w, "closed model: the latencies are service times (each client waits for its previous transaction, "+
+			"so a stall lowers the load instead of showing as latency); compare user-facing latency from open-model runs (--rate)")
+	}
+	return w
+}
+
+// comparisonChecks is the comparison's checklist: each item of the runs' own
+// checklists with its worst status over the runs (checks.Combine), and the
+// experiment items: at least 3 runs a side and the runs interleaved in time.
+func comparisonChecks(o Options, runsA, runsB []RunRef) []results.Check {
+	all := append(slices.Clone(runsA), runsB...)
+	labeled := make([]checks.Labeled, 0, len(all))
+	for _, r := range all {
+		if len(r.Run.Checks) > 0 {
+			labeled = append(labeled, checks.Labeled{Label: r.Label, Checks: r.Run.Checks})
+		}
+	}
+	byTime := slices.Clone(all)
+	sort.SliceStable(byTime, func(i, j int) bool { return byTime[i].StartedAt.Before(byTime[j].StartedAt) })
+	inB := map[string]bool{}
+	for _, r := range runsB {
+		inB[r.Label] = true
+	}
+	order := make([]string, len(byTime))
+	for i, r := range byTime {
+		order[i] = o.NameA
+		if inB[r.Label] {
+			order[i] = o.NameB
+		}
+	}
+	return checks.Replace(checks.Combine(labeled),
+		checks.Repeats([]checks.VariantRuns{{Variant: o.NameA, Runs: len(runsA)}, {Variant: o.NameB, Runs: len(runsB)}}),
+		checks.Interleaving(order))
+}
+
+// Write prints the text report: the runs, the table, one verdict
+// line per metric, the statements' legend, the checklist and the warnings.
+func Write(w io.Writer, rep *Report) {
+	model := rep.Model.Kind + " model"
+	if rep.Model.Kind == results.ModelOpen {
+		model += " at " + fmtRate(rep.Model.Rate) + " tx/s"
+	}
+	fmt.Fprintf(w, "compare: %s (%d run%s) vs %s (%d run%s): %s, %s, %d clients\n",
+		rep.NameA, len(rep.RunsA), pluralS(len(rep.RunsA)), rep.NameB, len(rep.RunsB), pluralS(len(rep.RunsB)),
+		rep.Workload.Name, model, rep.Model.Clients)
+	for _, r := range append(slices.Clone(rep.RunsA), rep.RunsB...) {
+		started := ""
+		if !r.StartedAt.IsZero() {
+			started = "  started " + r.StartedAt.Local().Format("2006-01-02 15:04:05")
+		}
+		fmt.Fprintf(w, "  %-6s %s%s\n", r.Label, r.Dir, started)
+	}
+	for _, f := range rep.Forced {
+		fmt.Fprintf(w, "warning: --force: the runs differ in %s\n", f)
+	}
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "note: the runs differ in %s\n", n)
+	}
+
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "metric\t%s median (min–max)\t%s median (min–max)\t%s/%s [95 %% CI]\tMW p\tverdict\n",
+		rep.NameA, rep.NameB, rep.NameB, rep.NameA)
+	for _, m := range rep.Metrics {
+		v := &m.Verdict
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", metricLabel(&m), sideText(m.Unit, v.A), sideText(m.Unit, v.B),
+			ratioText(m.Unit, v), pText(v), shortVerdict(v))
+	}
+	tw.Flush()
+
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "verdicts (per-run values; ratio of medians %s/%s with a 95 %% bootstrap interval over runs, %d resamples, seed %d; two-sided Mann-Whitney U; "+
+		"a difference needs the interval to exclude 1 and p < %.2g):\n", rep.NameB, rep.NameA, rep.Resamples, rep.Seed, stats.DefaultAlpha)
+	for _, m := range rep.Metrics {
+		fmt.Fprintf(w, "  %s\n", m.Verdict.Text)
+	}
+	var stmts []Metric
+	for _, m := range rep.Metrics {
+		if m.Group == "statements" {
+			stmts = append(stmts, m)
+		}
+	}
+	if len(stmts) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "statements (shared blocks hit + read per call, matched by queryid):")
+		for _, m := range stmts {
+			how := ""
+			if m.MatchedByText {
+				how = " (queryid differs between the sides: matched by query text)"
+			}
+			fmt.Fprintf(w, "  %s  queryid %d%s: %s\n", strings.TrimPrefix(m.Metric, "blocks/call "), m.QueryID, how, oneLine(m.Query, 90))
+		}
+	}
+	if len(rep.Checks) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "checklist (DESIGN §8; the runs' items with their worst status, and the comparison's):")
+		fmt.Fprint(w, checks.Text(rep.Checks))
+	}
+	for _, warn := range rep.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+}
+
+func pluralS(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// metricLabel is the table's first column: the metric and its unit.
+func metricLabel(m *Metric) string {
+	switch m.Unit {
+	case "ms":
+		return m.Metric + " ms"
+	}
+	return m.Metric
+}
+
+// valueText formats a value of the unit: tx/s with one decimal, ms with
+// three (µs, as the run summary), per cent and blocks with two decimals.
+func valueText(unit string, v float64) string {
+	switch unit {
+	case "tx/s":
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case "ms":
+		return strconv.FormatFloat(v, 'f', 3, 64)
+	case "%":
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// sideText is "median (min–max)", or "—" without values.
+func sideText(unit string, s stats.Summary) string {
+	if s.N == 0 {
+		return "—"
+	}
+	if s.N == 1 {
+		return valueText(unit, s.Median)
+	}
+	return fmt.Sprintf("%s (%s–%s)", valueText(unit, s.Median), valueText(unit, s.Min), valueText(unit, s.Max))
+}
+
+// ratioText is "1.38 [1.21, 1.57]"; when the ratio is undefined (A's median
+// is 0) the difference of medians "Δ +0.52 [+0.31, +0.70]" in the unit.
+func ratioText(unit string, v *stats.VerdictResult) string {
+	r := fmt.Sprintf("%s [%s, %s]", ratioNum(v.Ratio.Point), ratioNum(v.Ratio.Lo), ratioNum(v.Ratio.Hi))
+	switch {
+	case v.Ratio.OK:
+		return r
+	case v.Diff.OK:
+		d := func(x float64) string {
+			s := valueText(unit, x)
+			if x >= 0 {
+				s = "+" + s
+			}
+			return s
+		}
+		return fmt.Sprintf("Δ %s [%s, %s]", d(v.Diff.Point), d(v.Diff.Lo), d(v.Diff.Hi))
+	}
+	return "—"
+}
+
+func ratioNum(r float64) string {
+	if r >= 0.1 && r < 100 {
+		return strconv.FormatFloat(r, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(r, 'g', 3, 64)
+}
+
+func pText(v *stats.VerdictResult) string {
+	if !v.MW.OK {
+		return "—"
+	}
+	if v.P < 0.001 {
+		return "<0.001"
+	}
+	return strconv.FormatFloat(v.P, 'g', 2, 64)
+}
+
+// shortVerdict is the table's last column: "B slower", "no difference",
+// "too few runs".
+func shortVerdict(v *stats.VerdictResult) string {
+	switch {
+	case v.Direction != stats.DirNone:
+		head, _, _ := strings.Cut(v.Text, ":")
+		return head
+	case strings.HasPrefix(v.Text, "too few runs"):
+		return "too few runs"
+	case strings.HasPrefix(v.Text, "no difference"):
+		return "no difference"
+	}
+	return "—"
+}
+
+// oneLine is s with its blanks collapsed, cut to n runes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func fmtRate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }

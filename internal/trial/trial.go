@@ -1,0 +1,527 @@
+// Package trial runs one measured run: the engine with its interval
+// recorder, the evidence collectors and the run directory (DESIGN.md §5,
+// §6). `pgtrial run` prepares a Config from its flags and prints the
+// Result; the experiment runner calls Run once per run of its protocol.
+// It prints nothing itself: messages go to Config.Out.
+package trial
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgtrial/pgtrial/internal/engine"
+	"github.com/pgtrial/pgtrial/internal/metrics"
+	"github.com/pgtrial/pgtrial/internal/pgbenchfmt"
+	"github.com/pgtrial/pgtrial/internal/prng"
+	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/script"
+)
+
+// Config is one run, validated and resolved (scripts parsed and prepared,
+// the target inspected).
+type Config struct {
+	ConnString string
+	Target     results.Target // from Inspect: address, version, settings
+	Scale      int            // pgbench scale (built-in scripts); 0 otherwise
+
+	Scripts  []Script
+	Workload string // WorkloadName(Scripts) unless set
+	Mode     script.Mode
+
+	Clients      int
+	Threads      int     // ≥ 1
+	Rate         float64 // open model when > 0, tx/s; closed model when 0
+	Arrival      engine.Arrival
+	Overload     engine.Overload
+	Duration     time.Duration // measured phase (after the warm-up); unused with Transactions
+	Transactions int64         // per client, warm-up included; 0: Duration
+	Warmup       time.Duration
+	LatencyLimit time.Duration
+	Interval     time.Duration // recorded intervals (> 0)
+
+	MaxTries        int // 0: unlimited
+	ContinueOnError bool
+	PerCommand      bool
+	TxLog           bool
+	Vars            []Var
+	Seed            prng.Seed
+
+	Collect Collect
+	Dir     string // the run directory; it must not hold a run already
+
+	Tool        results.Tool
+	CommandLine []string          // recorded, passwords redacted
+	Warnings    []string          // recorded in run.json
+	Labels      map[string]string // recorded in the config event (experiment, variant, repeat, …)
+
+	// Out receives messages (warnings, the engine's log), one line each
+	// without the newline; nil discards them. It may be called from any
+	// goroutine.
+	Out func(line string)
+	// OnInterval is called after each recorded interval (the status line).
+	OnInterval func(t *Tick)
+	// OnPhase is called when a phase starts (after the run's own use of it):
+	// injections are timed from the measured phase's start. It must not block.
+	OnPhase func(phase string, at time.Time)
+	// Interrupt, if set, says why the run was cancelled (e.g. "SIGINT") and
+	// when; ctx cancellation alone is recorded as "cancellation".
+	Interrupt func() (reason string, at time.Time)
+	// ShellOut receives \shell output; nil: os.Stderr.
+	ShellOut io.Writer
+}
+
+// Result is a run that got to measure (Run returns an error instead when
+// the clients never started).
+type Result struct {
+	Run         *results.Run
+	Dir         string
+	Summary     results.Summary
+	Measured    bool // at least one interval of the measured phase was recorded
+	Interrupted bool
+	Reason      string // why it was interrupted
+	Aborted     int    // clients that aborted
+	Err         error  // the engine's error, if any (the run still counts)
+}
+
+// Inspect connects once: the target's address, version and the settings
+// that shape results; with needsPgbench also the scale from
+// pgbench_branches (as pgbench reads it).
+func Inspect(ctx context.Context, connString string, needsPgbench bool) (results.Target, int, error) {
+	cfg, err := pgx.ParseConfig(connString)
+	if err != nil {
+		return results.Target{}, 0, fmt.Errorf("invalid connection string: %w", err)
+	}
+	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(cctx, cfg)
+	if err != nil {
+		return results.Target{}, 0, fmt.Errorf("%w\nhint: is the server running? Give its address as the argument or with --url, or use the local cluster (\"pgtrial local start\")", err)
+	}
+	defer conn.Close(context.Background())
+
+	t, err := ReadTarget(cctx, conn.PgConn(), &cfg.Config)
+	if err != nil || !needsPgbench {
+		return t, 0, err
+	}
+	var scale int64
+	err = conn.QueryRow(cctx, "SELECT count(*) FROM pgbench_branches").Scan(&scale)
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42P01" {
+			return t, 0, fmt.Errorf("the built-in scripts need the pgbench tables, and database %q has no pgbench_branches\nhint: load them first: pgtrial init -s SCALE --url %s",
+				cfg.Database, RedactedURL(connString))
+		}
+		return t, 0, fmt.Errorf("read the scale from pgbench_branches: %w", err)
+	}
+	if scale < 1 {
+		return t, 0, fmt.Errorf("pgbench_branches in database %q is empty, so there is no scale\nhint: load the tables again: pgtrial init -s SCALE --url %s",
+			cfg.Database, RedactedURL(connString))
+	}
+	return t, int(scale), nil
+}
+
+// RedactedURL is a connection string for messages: passwords removed, quoted
+// for a shell when it has blanks.
+func RedactedURL(s string) string {
+	r := results.RedactArgs([]string{s})[0]
+	if strings.ContainsAny(r, " \t'\"?&*;|<>()$`\\") {
+		return "'" + strings.ReplaceAll(r, "'", `'\''`) + "'"
+	}
+	return r
+}
+
+// Model is run.json's model of the config.
+func (c *Config) Model() results.Model {
+	m := results.Model{
+		Kind:           results.ModelClosed,
+		Clients:        c.Clients,
+		Threads:        c.Threads,
+		LatencyLimitMs: float64(c.LatencyLimit) / float64(time.Millisecond),
+		Transactions:   c.Transactions,
+	}
+	if c.Transactions == 0 {
+		m.DurationS = c.Duration.Seconds()
+	}
+	if c.Rate > 0 {
+		m.Kind = results.ModelOpen
+		m.Rate = c.Rate
+		m.Arrival = c.Arrival.String()
+		m.Overload = c.Overload.String()
+	}
+	return m
+}
+
+func (c *Config) out(line string) {
+	if c.Out != nil {
+		c.Out(line)
+	}
+}
+
+// Run runs the workload and writes the run directory; it returns once
+// run.json is final. It returns an error, and removes the directory it
+// created, when nothing was measured because the clients never started
+// (ctx cancelled during the connections, a connection refused). Once the
+// clients ran, Run returns a Result whatever happened, with Err, Aborted and
+// Interrupted saying what went wrong.
+func Run(ctx context.Context, c *Config) (*Result, error) {
+	if len(c.Scripts) == 0 || c.Clients < 1 || c.Threads < 1 || c.Interval <= 0 || c.Dir == "" {
+		return nil, errors.New("trial: incomplete config (scripts, clients, threads, interval and dir are required)")
+	}
+	pgcfg, err := pgconn.ParseConfig(c.ConnString)
+	if err != nil {
+		return nil, fmt.Errorf("invalid connection string: %w", err)
+	}
+	if fi, err := os.Stat(filepath.Join(c.Dir, results.RunFile)); err == nil && !fi.IsDir() {
+		return nil, fmt.Errorf("run directory %s already holds a run; choose a new one", c.Dir)
+	}
+	_, statErr := os.Stat(c.Dir)
+	dirExisted := statErr == nil
+
+	names := make([]string, len(c.Scripts))
+	weights := make([]int, len(c.Scripts))
+	programs := make([]*script.Script, len(c.Scripts))
+	ncmds := make([]int, len(c.Scripts))
+	wlName := c.Workload
+	if wlName == "" {
+		wlName = WorkloadName(c.Scripts)
+	}
+	wl := results.Workload{Name: wlName}
+	for i, s := range c.Scripts {
+		names[i], weights[i], programs[i] = s.Name, s.Weight, s.Parsed
+		ncmds[i] = len(s.Parsed.Commands)
+		wl.Scripts = append(wl.Scripts, results.ScriptWeight{Name: s.Name, Weight: s.Weight})
+	}
+	needsPgbench := NeedsPgbench(c.Scripts)
+	if needsPgbench {
+		wl.Scale = c.Scale
+	}
+	model := c.Model()
+	run := &results.Run{
+		Tool:        c.Tool,
+		CommandLine: results.RedactArgs(c.CommandLine),
+		StartedAt:   time.Now(),
+		Target:      c.Target,
+		Workload:    wl,
+		Model:       model,
+		Warnings:    append([]string(nil), c.Warnings...),
+	}
+	dir, err := results.Create(c.Dir, run)
+	if err != nil {
+		return nil, err
+	}
+
+	// The collectors sample from now on, on the run's clock; they are
+	// stopped on every way out (a second Stop is a no-op).
+	collector, err := startCollectors(ctx, &c.Collect, c.ConnString, pgcfg, dir, run, c.Interval)
+	if err != nil {
+		run.Warnings = append(run.Warnings, "collectors not started: "+err.Error())
+		c.out("pgtrial: warning: collectors not started: " + err.Error())
+	}
+	if collector != nil {
+		defer func() { collector.Stop(context.Background(), time.Now()) }()
+	}
+
+	layout := metrics.Layout{Scripts: len(programs), LatencyLimit: int64(c.LatencyLimit / time.Microsecond)}
+	if c.PerCommand {
+		layout.Commands = ncmds
+	}
+	set := metrics.NewSet(c.Clients, layout)
+	rec := NewRecorder(RecorderConfig{
+		Set:         set,
+		Dir:         dir,
+		ScriptNames: names,
+		Interval:    c.Interval,
+		Warmup:      c.Warmup,
+		OnWriteError: func(err error) {
+			c.out("pgtrial: warning: " + err.Error())
+		},
+		OnInterval: c.OnInterval,
+	})
+	// pgtrial's own CPU over the measured phase (getrusage at its start and
+	// at the end): the checklist's load-generator check, exact and whatever
+	// host the server is on.
+	var cpuMu sync.Mutex
+	var cpuAtMeasure time.Duration
+	cpuOK := false
+	rec.cfg.OnPhase = func(phase string, at time.Time) {
+		if phase == results.PhaseMeasure {
+			cpuMu.Lock()
+			cpuAtMeasure, cpuOK = ProcessCPU()
+			cpuMu.Unlock()
+		}
+		if collector != nil {
+			collector.Mark(phase, at)
+		}
+		if c.OnPhase != nil {
+			c.OnPhase(phase, at)
+		}
+	}
+
+	// Finish run.json on every way out from here.
+	var finishOnce sync.Once
+	var finishErr error
+	finish := func() {
+		finishOnce.Do(func() {
+			run.EndedAt = time.Now()
+			finishErr = dir.Finish(run)
+		})
+	}
+	defer finish()
+
+	// Everything not in run.json's schema that a rerun needs.
+	config := map[string]any{
+		"random_seed":       strconv.FormatUint(c.Seed.Value, 10),
+		"protocol":          c.Mode.String(),
+		"max_tries":         c.MaxTries,
+		"warmup_s":          c.Warmup.Seconds(),
+		"interval_s":        c.Interval.Seconds(),
+		"reconnect":         true,
+		"per_command":       c.PerCommand,
+		"continue_on_error": c.ContinueOnError,
+	}
+	if len(c.Vars) > 0 {
+		defines := map[string]string{}
+		for _, v := range c.Vars {
+			defines[v.Name] = v.Value
+		}
+		config["variables"] = defines
+	}
+	if len(c.Labels) > 0 {
+		config["labels"] = c.Labels
+	}
+	if err := dir.Event(results.Event{Kind: "config", Message: "run configuration beyond run.json's model", Data: config}); err != nil {
+		c.out("pgtrial: warning: " + err.Error())
+	}
+
+	streams := prng.Derive(c.Seed.Value, c.Clients, c.Threads, DefinesVar(c.Vars, "default_seed"))
+	scale := c.Scale
+	if !needsPgbench || scale < 1 {
+		scale = 1
+	}
+	logger := newRunLog(c.out, rec)
+	shellOut := c.ShellOut
+	if shellOut == nil {
+		shellOut = os.Stderr
+	}
+	shellOut = &lockedWriter{w: shellOut}
+	cfg := &engine.Config{
+		Program:         script.NewProgram(programs...),
+		ScriptNames:     names,
+		Weights:         weights,
+		Mode:            c.Mode,
+		Conn:            pgcfg,
+		Clients:         c.Clients,
+		Groups:          c.Threads,
+		Transactions:    c.Transactions,
+		MaxTries:        uint32(c.MaxTries),
+		LatencyLimit:    c.LatencyLimit,
+		Arrival:         c.Arrival,
+		Overload:        c.Overload,
+		ContinueOnError: c.ContinueOnError,
+		Reconnect:       true,
+		PerCommand:      c.PerCommand,
+		Log:             logger,
+		Stdout:          shellOut,
+		Stderr:          shellOut,
+		Streams:         streams,
+		Setup:           ClientSetup(c.Vars, scale, streams),
+		Metrics:         set,
+		OnStart:         rec.Start,
+		OnNotice: func(n *pgconn.Notice) {
+			logger.Info(fmt.Sprintf("%s: %s", n.Severity, n.Message))
+		},
+	}
+	if c.TxLog {
+		logs, err := c.openTxLogs(streams)
+		if err != nil {
+			dir.Close()
+			finishOnce.Do(func() {})
+			removeRunDir(c.Dir, dirExisted)
+			return nil, err
+		}
+		defer func() {
+			for _, l := range logs {
+				if err := l.Close(); err != nil {
+					c.out("pgtrial: warning: " + err.Error())
+				}
+			}
+		}()
+		cfg.OnTx = func(client, group int, txNo int64, tx *metrics.Tx, end time.Time) {
+			logs[group].Log(client, txNo, tx, end)
+		}
+	}
+	if c.Transactions == 0 {
+		cfg.Duration = c.Warmup + c.Duration
+	}
+	cfg.Rate = c.Rate
+
+	res, runErr := engine.Run(ctx, cfg)
+	end := time.Now()
+	if res != nil && !res.End.IsZero() {
+		end = res.End
+	}
+	measure, writeErr := rec.Stop(end)
+	cpuAtEnd, cpuEndOK := ProcessCPU()
+	logger.flush()
+	var reason string
+	var sigAt time.Time
+	if c.Interrupt != nil {
+		reason, sigAt = c.Interrupt()
+	}
+
+	if !rec.Started() {
+		// The clients never got to run: nothing was measured.
+		if collector != nil {
+			collector.Stop(context.Background(), end)
+		}
+		dir.Close()
+		finishOnce.Do(func() {})
+		removeRunDir(c.Dir, dirExisted)
+		if reason != "" || ctx.Err() != nil {
+			return nil, &NotStartedError{Interrupted: true, Err: context.Cause(ctx)}
+		}
+		var ice *engine.InitialConnectError
+		if errors.As(runErr, &ice) {
+			return nil, &NotStartedError{Err: fmt.Errorf("client %d could not connect: %w\nhint: the server may have too few connections for %d clients (max_connections %s), or be unreachable",
+				ice.Client, ice.Err, c.Clients, c.Target.Settings["max_connections"])}
+		}
+		if runErr == nil {
+			runErr = errors.New("the run did not start")
+		}
+		return nil, &NotStartedError{Err: runErr}
+	}
+
+	r := &Result{Run: run, Dir: c.Dir, Err: runErr}
+	r.Interrupted = reason != "" || (res != nil && res.Interrupted)
+	if r.Interrupted {
+		if reason == "" {
+			reason = "cancellation"
+		}
+		if sigAt.IsZero() {
+			sigAt = end
+		}
+		rec.Interrupted(sigAt, reason)
+		run.Interrupted, run.InterruptReason = true, reason
+		r.Reason = reason
+	}
+	if res != nil {
+		r.Aborted = res.Aborted
+	}
+	if r.Aborted > 0 {
+		rec.Aborted(end, r.Aborted, c.Clients)
+		run.Aborted = true
+	}
+	if runErr != nil {
+		run.Warnings = append(run.Warnings, "engine: "+runErr.Error())
+	}
+	r.Summary = results.Summarize(measure, names, model.Rate)
+	r.Measured = rec.Measured()
+	run.Phases = rec.Phases()
+	run.Summary = &r.Summary
+	if !r.Measured {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("the run ended during the warm-up (%v): nothing was measured; use a shorter warm-up or a longer run", c.Warmup))
+	}
+	if writeErr != nil {
+		run.Warnings = append(run.Warnings, "writing the run directory: "+writeErr.Error())
+	}
+	stopCollectors(collector, run, c.Dir, end, c.Interval)
+	cpuMu.Lock()
+	if ev := run.Evidence; ev != nil && cpuOK && cpuEndOK {
+		if sec := ev.To.Sub(ev.From).Seconds(); sec > 0 {
+			ev.ClientCPU = (cpuAtEnd - cpuAtMeasure).Seconds() / sec
+		}
+	}
+	cpuMu.Unlock()
+	run.Checks = runChecks(run, c.Dir)
+	finish()
+	if finishErr != nil {
+		c.out("pgtrial: warning: " + finishErr.Error())
+	}
+	return r, nil
+}
+
+// NotStartedError is Run's error when the clients never ran: nothing was
+// measured and the run directory is gone.
+type NotStartedError struct {
+	Interrupted bool // ctx was cancelled (a signal) before the run started
+	Err         error
+}
+
+func (e *NotStartedError) Error() string {
+	if e.Interrupted {
+		return "interrupted before the run started; nothing was measured"
+	}
+	return e.Err.Error()
+}
+
+func (e *NotStartedError) Unwrap() error { return e.Err }
+
+// removeRunDir removes what results.Create and the collectors made when the
+// run never started: their files, and the directory unless it existed
+// before (or holds other files).
+func removeRunDir(dir string, existed bool) {
+	for _, name := range []string{results.RunFile, results.LatencyFile, results.TimelineFile, results.EventsFile,
+		results.WaitsFile, results.StatementsFile, results.ServerFile, results.OSFile} {
+		os.Remove(filepath.Join(dir, name))
+	}
+	os.RemoveAll(filepath.Join(dir, "txlog")) // Run made it
+	if !existed {
+		os.Remove(dir)
+		// Also the default parent (./pgtrial-runs) when it is now empty.
+		if filepath.Base(filepath.Dir(dir)) == "pgtrial-runs" {
+			os.Remove(filepath.Dir(dir))
+		}
+	}
+}
+
+// openTxLogs opens the per-thread transaction logs, DIR/txlog/pgtrial_log.PID
+// (thread 0) and .PID.T, in pgbench's -l format: the lag column under a
+// rate, the retries column when max tries is not 1, failures by class.
+func (c *Config) openTxLogs(streams prng.Streams) ([]*pgbenchfmt.TxLog, error) {
+	if err := os.MkdirAll(filepath.Join(c.Dir, "txlog"), 0o755); err != nil {
+		return nil, fmt.Errorf("--txlog: %w", err)
+	}
+	opts := &pgbenchfmt.Options{
+		Rate:             c.Rate,
+		MaxTries:         uint32(c.MaxTries),
+		FailuresDetailed: true,
+		LatencyLimit:     int64(c.LatencyLimit / time.Microsecond),
+		ContinueOnError:  c.ContinueOnError,
+	}
+	var logs []*pgbenchfmt.TxLog
+	for t := 0; t < c.Threads; t++ {
+		sample := streams.Threads[t].Sample
+		l, err := pgbenchfmt.OpenTxLog(filepath.Join(c.Dir, "txlog", "pgtrial_log"), os.Getpid(), t, opts, &sample)
+		if err != nil {
+			for _, l := range logs {
+				l.Close()
+			}
+			return nil, fmt.Errorf("--txlog: %w", err)
+		}
+		logs = append(logs, l)
+	}
+	return logs, nil
+}
+
+// lockedWriter serializes writes (\shell output from several clients).
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
