@@ -85,6 +85,8 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newPgbenchCommand(info),
 		newRunCommand(info),
 		newCompareCommand(),
+		newExperimentCommand(info),
+		newDemoCommand(info),
 	)
 	return root
 }

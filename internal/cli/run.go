@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -410,32 +409,8 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	out := &liveOut{w: stderr, tty: isTerminal(stderr)}
 
 	// Signals from here on: during setup they cancel the setup.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	sigs := &signalState{}
-	sigCh := make(chan os.Signal, 2)
-	signal.Notify(sigCh, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigCh)
-	runDone := make(chan struct{})
-	defer close(runDone)
-	go func() {
-		select {
-		case sig := <-sigCh:
-			sigs.mu.Lock()
-			sigs.reason, sigs.at = signalName(sig), time.Now()
-			sigs.mu.Unlock()
-			out.println(fmt.Sprintf("pgtrial: %s: stopping; queries in flight are cancelled and the results so far written (send it again to exit at once)", signalName(sig)))
-			cancel()
-		case <-runDone:
-			return
-		}
-		select {
-		case sig := <-sigCh:
-			out.println(fmt.Sprintf("pgtrial: second signal (%s): exiting at once; run.json may not be final", signalName(sig)))
-			exitNow(exitRunFail)
-		case <-runDone:
-		}
-	}()
+	ctx, sigs, stopSignals := notifySignals(ctx, out, "queries in flight are cancelled and the results so far written")
+	defer stopSignals()
 	interruptedErr := func(what string) error {
 		reason, _ := sigs.get()
 		return &exitError{code: exitRunFail, err: fmt.Errorf("interrupted by %s %s", reason, what)}

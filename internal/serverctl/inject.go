@@ -48,17 +48,18 @@ type Injection struct {
 
 // Injected is what happened to one injection.
 type Injected struct {
-	Kind    string // "lock", "checkpoint", "vacuum"
-	Table   string
-	Planned time.Time // origin + At
+	Kind    string    `json:"kind"` // "lock", "checkpoint", "vacuum"
+	Table   string    `json:"table,omitempty"`
+	Planned time.Time `json:"planned"` // origin + At
 	// Start is when the statement was sent (for a lock, the LOCK TABLE: from then on
 	// other sessions queue behind it even before it is granted); End is when it
 	// finished (for a lock, when ROLLBACK released it). Zero when it never started.
-	Start, End time.Time
+	Start time.Time `json:"start,omitzero"`
+	End   time.Time `json:"end,omitzero"`
 	// Acquired is when the lock was granted (lock only; zero otherwise or when it was
 	// not). The lock is held from Acquired for Duration, so End ≈ Acquired + Duration.
-	Acquired time.Time
-	Err      string // "" when it ran as planned; otherwise what went wrong
+	Acquired time.Time `json:"acquired,omitzero"`
+	Err      string    `json:"error,omitempty"` // "" when it ran as planned; otherwise what went wrong
 }
 
 // injectionSettings are set on every injection connection: the lock must wait for as

@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgtrial/pgtrial/internal/experiment"
+	"github.com/pgtrial/pgtrial/internal/results"
+)
+
+type demoOptions struct {
+	full    bool
+	scale   int
+	clients int
+	dir     string
+	json    bool
+	quiet   bool
+}
+
+const demoLong = `demo shows the honest method on the throwaway local cluster in about 3 minutes
+(plus loading the tables the first time): the protocol of the method's first seed.
+
+  1. The pgbench tables (tpcb-like) at --scale (default 20, about 300 MB). When the data
+     fits in shared_buffers, shared_buffers is set to 128MB for the demo (a restart) and
+     put back afterwards, so that reads reach the operating system.
+  2. The closed model's ceiling: 3 runs.
+  3. The open model at 30, 60 and 90 % of the ceiling, 3 runs each, interleaved by repeat,
+     with a 100 ms latency limit: p50, p95, p99 and the skipped share as
+     median (min–max) over the repeats.
+  4. A stall: a 5 s ACCESS EXCLUSIVE lock on pgbench_branches, in a closed-model run and
+     in an open-model run at 60 % of the ceiling: the closed model hides it (its clients
+     stop sending), the open model's p99 shows it.
+
+Then the checklist and where the run directories are. --full uses the seed's lengths
+(120 s warm-up, 120 s windows, a 60 s stall run; about 30 minutes).`
+
+func newDemoCommand(info BuildInfo) *cobra.Command {
+	o := &demoOptions{scale: 20, clients: 8}
+	cmd := &cobra.Command{
+		Use:   "demo [flags]",
+		Short: "Show the method on the local cluster: ceiling, open model at 30/60/90 %, a stall (about 3 minutes)",
+		Long:  demoLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runDemo(cmd.Context(), o, info, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.SortFlags = false
+	f.BoolVar(&o.full, "full", false, "the seed's lengths: 120 s warm-up and windows, 60 s stall runs (about 30 minutes)")
+	f.IntVarP(&o.scale, "scale", "s", o.scale, "pgbench scale of the tables (about 15 MB each)")
+	f.IntVarP(&o.clients, "clients", "c", o.clients, "clients")
+	f.StringVar(&o.dir, "dir", "", "directory of the demo's runs (default ./pgtrial-runs/<time>-demo)")
+	f.BoolVar(&o.json, "json", false, "print experiment.json instead of the report")
+	f.BoolVar(&o.quiet, "quiet", false, "no status line")
+	return cmd
+}
+
+func runDemo(ctx context.Context, o *demoOptions, info BuildInfo, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if o.scale < 1 || o.scale > 10000 {
+		return fmt.Errorf("invalid --scale %d: use 1 to 10000", o.scale)
+	}
+	if o.clients < 1 || o.clients > 1000 {
+		return fmt.Errorf("invalid --clients %d: use 1 to 1000", o.clients)
+	}
+	out := &liveOut{w: stderr, tty: isTerminal(stderr)}
+	ctx, sigs, stop := notifySignals(ctx, out, "queries in flight are cancelled, shared_buffers put back and the runs so far written")
+	defer stop()
+	conn, restarter, err := experiment.ResolveTarget(ctx, experiment.Target{Local: "default"}, out.println)
+	if err != nil {
+		return err
+	}
+	dir := o.dir
+	if dir == "" {
+		dir = defaultRunDir(time.Now(), "demo")
+	}
+	commit := info.Commit
+	if commit == "" {
+		commit = vcsRevision()
+	}
+	env := experiment.Env{
+		ConnString: conn, Restarter: restarter, Dir: dir,
+		Tool:        results.Tool{Name: "pgtrial", Version: info.Version, Commit: commit, Go: runtime.Version()},
+		CommandLine: os.Args, Out: out.println, Interrupt: sigs.get,
+	}
+	if !o.quiet {
+		env.Status = out.status
+	}
+	rec, err := experiment.Demo(ctx, experiment.DemoConfig{Full: o.full, Scale: o.scale, Clients: o.clients}, env)
+	out.end()
+	if rec == nil {
+		return err
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(rec); jerr != nil {
+			return jerr
+		}
+	} else {
+		experiment.WriteDemo(stdout, rec, dir)
+	}
+	if err != nil {
+		return &exitError{code: exitRunFail, err: fmt.Errorf("the demo ended early: %w; the runs made are in %s", err, filepath.Join(dir, experiment.RunsDir))}
+	}
+	return nil
+}

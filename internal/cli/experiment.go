@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgtrial/pgtrial/internal/experiment"
+	"github.com/pgtrial/pgtrial/internal/results"
+)
+
+// experimentOptions are `pgtrial experiment`'s flags.
+type experimentOptions struct {
+	dir   string
+	url   string
+	check bool
+	json  bool
+	quiet bool
+}
+
+const experimentLong = `experiment runs the experiment described by FILE.yaml and says whether its
+variants differ beyond noise.
+
+The file names the target, the workload, the load (open model at a rate, closed
+model, or a ramp), the protocol (warm-up before every run, measured window, repeats,
+interleaving), the variants (server settings applied with ALTER SYSTEM and a reload,
+or a restart; setup and teardown SQL such as extra indexes), injected stalls (an
+ACCESS EXCLUSIVE lock, a CHECKPOINT, a VACUUM at a time of the window), SLOs and
+capacity search; see internal/experiment's documentation (go doc
+./internal/experiment) for every key. The whole file is checked before anything
+touches the database, and so are the settings and tables it names (against the
+server); every problem is reported with its file:line:column and key.
+
+The runs are interleaved A B A B … by default, each after its warm-up; the default
+window is max(2 × checkpoint_timeout, 60 s) so that windows hold checkpoints. Each
+run is a run directory (as "pgtrial run" writes) under DIR/runs; DIR/experiment.json
+holds the plan, every run's figures and the conclusions, rewritten after every run.
+Settings changed by a variant are put back when it is done, also on errors and
+interrupts.
+
+The summary shows each variant's figures as median (min–max) over its repeats,
+each variant against the first with the ratio of medians, its bootstrap interval
+and Mann-Whitney's p ("pgtrial compare"), the ramp's levels with waits by type, the
+capacity search's steps, the SLOs, and the checklist.
+
+Exit status: 0 the experiment ran; 1 bad file or setup (nothing was changed); 2 it
+ended early (interrupted, a run failed).`
+
+func newExperimentCommand(info BuildInfo) *cobra.Command {
+	o := &experimentOptions{}
+	cmd := &cobra.Command{
+		Use:   "experiment [flags] FILE.yaml",
+		Short: "Run an experiment: variants, repeats interleaved, injections, ramps, capacity search, verdicts",
+		Long:  experimentLong,
+		Example: `  pgtrial experiment sync-commit.yaml
+  pgtrial experiment --check indexes.yaml
+  pgtrial experiment --url postgres://bench@db1/bench --dir results/sb capacity.yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runExperiment(cmd.Context(), o, args[0], info, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.SortFlags = false
+	f.StringVar(&o.dir, "dir", "", "experiment directory (default ./pgtrial-runs/<time>-<name>)")
+	f.StringVar(&o.url, "url", "", "run against this server instead of the file's target (no restart_command: settings that need a restart are refused)")
+	f.BoolVar(&o.check, "check", false, "only check the file (and nothing else): no connection is made")
+	f.BoolVar(&o.json, "json", false, "print experiment.json on stdout instead of the text summary")
+	f.BoolVar(&o.quiet, "quiet", false, "no status line")
+	return cmd
+}
+
+func runExperiment(ctx context.Context, o *experimentOptions, file string, info BuildInfo, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	spec, err := experiment.Load(file)
+	if err != nil {
+		return err
+	}
+	if o.check {
+		fmt.Fprintf(stdout, "%s: the file is valid (experiment %s, %d variants, model %s)\n", file, spec.Name, len(spec.Variants), spec.Model())
+		return nil
+	}
+	if o.url != "" {
+		s, err := connOptions{url: o.url}.connString()
+		if err != nil {
+			return err
+		}
+		spec.Target = experiment.Target{URL: s, NodeExporter: spec.Target.NodeExporter}
+	}
+	out := &liveOut{w: stderr, tty: isTerminal(stderr)}
+	ctx, sigs, stop := notifySignals(ctx, out, "queries in flight are cancelled, the server's settings restored and the results so far written")
+	defer stop()
+
+	conn, restarter, err := experiment.ResolveTarget(ctx, spec.Target, out.println)
+	if err != nil {
+		return err
+	}
+	dir := o.dir
+	if dir == "" {
+		dir = defaultRunDir(time.Now(), "experiment-"+spec.Name)
+	}
+	commit := info.Commit
+	if commit == "" {
+		commit = vcsRevision()
+	}
+	env := experiment.Env{
+		ConnString:  conn,
+		Restarter:   restarter,
+		Dir:         dir,
+		Tool:        results.Tool{Name: "pgtrial", Version: info.Version, Commit: commit, Go: runtime.Version()},
+		CommandLine: os.Args,
+		Out:         out.println,
+		Interrupt:   sigs.get,
+	}
+	if !o.quiet {
+		env.Status = out.status
+	}
+	out.println(fmt.Sprintf("pgtrial: experiment %s: writing %s", spec.Name, dir))
+	rec, err := experiment.Execute(ctx, spec, env)
+	out.end()
+	if rec == nil {
+		if reason, _ := sigs.get(); reason != "" {
+			return &exitError{code: exitRunFail, err: fmt.Errorf("interrupted by %s before the experiment started; nothing was changed", reason)}
+		}
+		return err
+	}
+	if o.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(rec); jerr != nil {
+			return jerr
+		}
+	} else {
+		experiment.WriteText(stdout, rec, dir)
+	}
+	if err != nil {
+		return &exitError{code: exitRunFail, err: fmt.Errorf("the experiment ended early: %w; the runs made are in %s", err, filepath.Join(dir, experiment.RunsDir))}
+	}
+	return nil
+}
+
+// notifySignals cancels ctx on the first SIGINT or SIGTERM and exits at once
+// on the second; sigs says which signal and when.
+func notifySignals(ctx context.Context, out *liveOut, stopping string) (context.Context, *signalState, func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	sigs := &signalState{}
+	sigCh := make(chan os.Signal, 2)
+	signal.Notify(sigCh, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-sigCh:
+			sigs.mu.Lock()
+			sigs.reason, sigs.at = signalName(sig), time.Now()
+			sigs.mu.Unlock()
+			out.println(fmt.Sprintf("pgtrial: %s: stopping; %s (send it again to exit at once)", signalName(sig), stopping))
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case sig := <-sigCh:
+			out.println(fmt.Sprintf("pgtrial: second signal (%s): exiting at once; what was written so far stays", signalName(sig)))
+			exitNow(exitRunFail)
+		case <-done:
+		}
+	}()
+	return ctx, sigs, func() {
+		signal.Stop(sigCh)
+		close(done)
+		cancel()
+	}
+}

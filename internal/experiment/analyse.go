@@ -1,0 +1,198 @@
+package experiment
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/pgtrial/pgtrial/internal/checks"
+	"github.com/pgtrial/pgtrial/internal/compare"
+	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/stats"
+)
+
+// analyse fills the record's conclusions from the runs made: each variant
+// against the first (compare: medians, ratio with a bootstrap interval over
+// runs, Mann-Whitney, verdict), the ramp's levels, the SLOs and the
+// checklist.
+func (r *runner) analyse() {
+	rec := r.rec
+	loaded := map[int]*results.Run{} // RunRecord.N → run.json
+	for _, rr := range rec.Runs {
+		if rr.Error != "" && rr.TPS == 0 {
+			continue
+		}
+		if run, err := results.Load(filepath.Join(r.env.Dir, rr.Dir)); err == nil && run.Summary != nil {
+			loaded[rr.N] = run
+		}
+	}
+	side := func(name string, level float64) []compare.RunRef {
+		var out []compare.RunRef
+		for _, rr := range rec.Runs {
+			run := loaded[rr.N]
+			if rr.Variant != name || rr.Level != level || run == nil || rr.Phase == "ceiling" {
+				continue
+			}
+			out = append(out, compare.RunRef{Label: fmt.Sprintf("%s#%d", name, len(out)+1), Dir: filepath.Join(r.env.Dir, rr.Dir),
+				Run: run, StartedAt: run.StartedAt, Interrupted: run.Interrupted, Aborted: run.Aborted})
+		}
+		return out
+	}
+
+	// Variants against the first, for a fixed load (open or closed).
+	if r.spec.Search == nil && r.spec.Load.Ramp == nil && len(rec.Variants) > 1 {
+		base := rec.Variants[0].Name
+		a := side(base, 0)
+		for _, v := range rec.Variants[1:] {
+			b := side(v.Name, 0)
+			if len(a) == 0 || len(b) == 0 {
+				continue
+			}
+			rep := compare.Build(compare.Options{NameA: base, NameB: v.Name, Seed: rec.Seed | 1, Top: compare.DefaultTop}, a, b)
+			rec.Comparisons = append(rec.Comparisons, rep)
+		}
+	}
+
+	// Ramp levels, per variant.
+	if rp := r.spec.Load.Ramp; rp != nil {
+		rec.Ramp = nil
+		for _, v := range rec.Variants {
+			for _, level := range rp.Levels() {
+				runs := side(v.Name, level)
+				if len(runs) == 0 {
+					continue
+				}
+				rec.Ramp = append(rec.Ramp, rampLevel(v.Name, level, runs))
+			}
+		}
+	}
+
+	// SLOs: each variant's median quantile over its repeats at each rate.
+	rec.SLOs = nil
+	for _, slo := range r.spec.SLOs {
+		for _, v := range rec.Variants {
+			byRate := map[float64][]float64{}
+			for _, rr := range rec.Runs {
+				if rr.Variant != v.Name || loaded[rr.N] == nil || rr.Rate == 0 {
+					continue
+				}
+				if slo.AtRate > 0 && rr.Rate != slo.AtRate {
+					continue
+				}
+				byRate[rr.Rate] = append(byRate[rr.Rate], quantileOf(&rr, slo.Quantile))
+			}
+			rates := make([]float64, 0, len(byRate))
+			for rate := range byRate {
+				rates = append(rates, rate)
+			}
+			sort.Float64s(rates)
+			for _, rate := range rates {
+				vals := byRate[rate]
+				limit := float64(slo.Limit.Microseconds()) / 1000
+				res := SLOResult{SLO: slo.String(), Variant: v.Name, Rate: rate, Median: stats.Median(vals),
+					Worst: slices.Max(vals), LimitMs: limit, Runs: len(vals)}
+				res.Met = res.Median <= limit
+				res.AllMet = res.Worst <= limit
+				rec.SLOs = append(rec.SLOs, res)
+			}
+		}
+	}
+
+	// The checklist: the runs' own items (worst status over the runs), at
+	// least 3 runs per variant, and the variants interleaved in time.
+	var labeled []checks.Labeled
+	var vr []checks.VariantRuns
+	counts := map[string]int{}
+	var order []string
+	for _, rr := range rec.Runs {
+		run := loaded[rr.N]
+		if run == nil {
+			continue
+		}
+		if len(run.Checks) > 0 {
+			labeled = append(labeled, checks.Labeled{Label: fmt.Sprintf("run %d (%s)", rr.N, rr.Variant), Checks: run.Checks})
+		}
+		if rr.Level == r.firstLevel() { // a ramp's repeat counts once
+			counts[rr.Variant]++
+			order = append(order, rr.Variant)
+		}
+	}
+	for _, v := range rec.Variants {
+		vr = append(vr, checks.VariantRuns{Variant: v.Name, Runs: counts[v.Name]})
+	}
+	items := []results.Check{checks.Repeats(vr)}
+	if len(rec.Variants) > 1 {
+		items = append(items, checks.Interleaving(order))
+	}
+	rec.Checks = checks.Replace(checks.Combine(labeled), items...)
+	if r.spec.Search != nil {
+		// A search's runs are single by design (each rate once); the
+		// repeats item judges its ceiling runs.
+		rec.Checks = checks.Replace(rec.Checks, checks.Repeats([]checks.VariantRuns{{Variant: "ceiling", Runs: r.spec.Search.CeilingRepeats}}))
+	}
+	if r.spec.Protocol.Window > 0 && r.spec.Protocol.Window < r.defaultWindow() {
+		rec.Warnings = appendOnce(rec.Warnings, fmt.Sprintf("the measured window (%v) is shorter than the default max(2 × checkpoint_timeout, 60 s) = %v: a window may hold no checkpoint, so runs differ by whether one fell in them",
+			r.spec.Protocol.Window, r.defaultWindow()))
+	}
+}
+
+func appendOnce(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+func (r *runner) firstLevel() float64 {
+	if rp := r.spec.Load.Ramp; rp != nil {
+		return rp.Levels()[0]
+	}
+	return 0
+}
+
+// defaultWindow is the window the file's server would get by default.
+func (r *runner) defaultWindow() time.Duration {
+	return DefaultWindow(r.checkpointTimeout)
+}
+
+// rampLevel summarises one level of a ramp over its repeats.
+func rampLevel(variant string, level float64, runs []compare.RunRef) RampLevel {
+	rl := RampLevel{Variant: variant, Level: level, Waits: map[string]float64{}}
+	var tps, p50, p99, calls, rows []float64
+	waits := map[string][]float64{}
+	for _, ref := range runs {
+		run := ref.Run
+		t := run.Summary.Total
+		tps, p50, p99 = append(tps, t.TPS), append(p50, t.Response.P50), append(p99, t.Response.P99)
+		ev := run.Evidence
+		if ev == nil {
+			continue
+		}
+		byType := map[string]float64{}
+		for _, w := range ev.Waits {
+			byType[w.Type] += w.Share
+		}
+		for k, v := range byType {
+			waits[k] = append(waits[k], v)
+		}
+		if sec := ev.To.Sub(ev.From).Seconds(); sec > 0 && len(ev.Statements) > 0 {
+			var c, rw int64
+			for _, st := range ev.Statements {
+				c += st.Calls
+				rw += st.Rows
+			}
+			calls, rows = append(calls, float64(c)/sec), append(rows, float64(rw)/sec)
+		}
+		rl.Runs = append(rl.Runs, ref.Label)
+	}
+	rl.TPS, rl.P50, rl.P99 = stats.Median(tps), stats.Median(p50), stats.Median(p99)
+	for k, v := range waits {
+		rl.Waits[k] = stats.Median(v)
+	}
+	if len(calls) > 0 {
+		rl.CallsPerSec, rl.RowsPerSec = stats.Median(calls), stats.Median(rows)
+	}
+	return rl
+}

@@ -1,0 +1,309 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgtrial/pgtrial/internal/checks"
+	"github.com/pgtrial/pgtrial/internal/collect"
+	"github.com/pgtrial/pgtrial/internal/engine"
+	"github.com/pgtrial/pgtrial/internal/script"
+	"github.com/pgtrial/pgtrial/internal/serverctl"
+	"github.com/pgtrial/pgtrial/internal/stats"
+)
+
+// DemoConfig is `pgtrial demo`: the protocol of the method's first seed
+// (seeds/000), scaled down. Full uses its real lengths.
+type DemoConfig struct {
+	Full    bool
+	Scale   int // pgbench scale; default 20 (about 300 MB)
+	Clients int // default 8
+}
+
+// Demo lengths: (warm-up of the first run, warm-up of the others, level
+// window, stall window, lock start, lock length).
+type demoTimes struct {
+	firstWarmup, warmup, window, stallWindow, lockAt, lockFor time.Duration
+}
+
+func (c DemoConfig) times() demoTimes {
+	if c.Full {
+		// seeds/000: 120 s warm-up, 120 s windows, a 60 s stall run with a
+		// 5 s lock from its 20th second.
+		return demoTimes{120 * time.Second, 10 * time.Second, 120 * time.Second, 60 * time.Second, 20 * time.Second, 5 * time.Second}
+	}
+	// About 3 minutes of runs: 3 closed, 9 open, 2 stall runs.
+	return demoTimes{8 * time.Second, 2 * time.Second, 8 * time.Second, 16 * time.Second, 5 * time.Second, 5 * time.Second}
+}
+
+// Demo variants, in the order of the report.
+const (
+	demoClosed      = "closed"
+	demoStallClosed = "stall-closed"
+	demoStallOpen   = "stall-open"
+)
+
+var demoFractions = []float64{0.3, 0.6, 0.9}
+
+func demoLevel(f float64) string { return fmt.Sprintf("open-%.0f%%", 100*f) }
+
+// DemoSpec is the demo as an experiment spec (its runs are made by Demo).
+func DemoSpec(c DemoConfig) *Spec {
+	if c.Scale <= 0 {
+		c.Scale = 20
+	}
+	if c.Clients <= 0 {
+		c.Clients = 8
+	}
+	t := c.times()
+	s := &Spec{
+		File: "demo", Name: "demo",
+		Description: "the honest protocol (seeds/000): closed ceiling ×3; open model at 30, 60, 90 % of it ×3 with a 100 ms latency limit; a 5 s lock, closed vs open",
+		Workload:    Workload{Builtin: DefaultBuiltin, Scale: c.Scale, Protocol: script.Prepared, MaxTries: 1},
+		Load: LoadSpec{Clients: c.Clients, Closed: true, Arrival: engine.Poisson, Overload: engine.Queue,
+			LatencyLimit: 100 * time.Millisecond},
+		Protocol:   Protocol{Warmup: t.warmup, Window: t.stallWindow, Repeats: 3, Interleave: true},
+		Injections: []Injection{{At: t.lockAt, Kind: InjectLock, Table: "pgbench_branches", Duration: t.lockFor}},
+		Interval:   time.Second,
+		Collect:    Collect{WaitInterval: DefaultWaitInterval, WaitSource: collect.WaitSourceAuto},
+	}
+	s.Variants = append(s.Variants, Variant{Name: demoClosed})
+	for _, f := range demoFractions {
+		s.Variants = append(s.Variants, Variant{Name: demoLevel(f)})
+	}
+	s.Variants = append(s.Variants, Variant{Name: demoStallClosed}, Variant{Name: demoStallOpen})
+	return s
+}
+
+// Demo runs the demo: the pgbench tables (loaded when missing), with
+// shared_buffers lowered for the demo when the data would fit in it (a
+// restart; put back afterwards), then the closed ceiling, the open levels
+// interleaved by repeat, and the stall comparison.
+func Demo(ctx context.Context, c DemoConfig, env Env) (*Record, error) {
+	spec := DemoSpec(c)
+	t := c.times()
+	r := &runner{spec: spec, env: env, current: -1}
+	if err := r.preflight(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(env.Dir, File)); err == nil {
+		return nil, fmt.Errorf("%s already holds an experiment; choose a new directory", env.Dir)
+	}
+	if err := os.MkdirAll(filepath.Join(env.Dir, RunsDir), 0o755); err != nil {
+		return nil, fmt.Errorf("create the demo directory: %w", err)
+	}
+	r.rec = r.newRecord()
+	r.rec.WindowS, r.rec.WarmupS = t.window.Seconds(), t.warmup.Seconds()
+	if err := r.rec.write(env.Dir); err != nil {
+		return nil, err
+	}
+	defer r.restore()
+	err := r.loadTables(ctx)
+	if err == nil {
+		err = r.demoMemory(ctx)
+	}
+	if err == nil {
+		err = r.demoRuns(ctx, t)
+	}
+	r.restore()
+	r.analyse()
+	r.rec.Comparisons = nil // the demo's variants are different loads, not alternatives
+	r.rec.Model = "demo"
+	// Repeats and interleaving are about the closed ceiling and the open
+	// levels; the stall runs are one each by design.
+	var counts []checks.VariantRuns
+	var order []string
+	for _, v := range spec.Variants[:1+len(demoFractions)] {
+		n := 0
+		for _, rr := range r.rec.Runs {
+			if rr.Variant == v.Name && rr.Error == "" {
+				n++
+			}
+		}
+		counts = append(counts, checks.VariantRuns{Variant: v.Name, Runs: n})
+	}
+	for _, rr := range r.rec.Runs {
+		if rr.Rate > 0 && rr.Variant != demoStallOpen {
+			order = append(order, rr.Variant)
+		}
+	}
+	r.rec.Checks = checks.Replace(r.rec.Checks, checks.Repeats(counts), checks.Interleaving(order))
+	r.rec.EndedAt = time.Now()
+	if err != nil {
+		if ctx.Err() != nil {
+			r.rec.Interrupted = true
+		}
+		r.rec.Error = err.Error()
+	}
+	if werr := r.rec.write(env.Dir); werr != nil && err == nil {
+		err = werr
+	}
+	return r.rec, err
+}
+
+// demoMemory lowers shared_buffers for the demo when the database fits in
+// it, so that the data is larger than the cache as in the seed's lab.
+func (r *runner) demoMemory(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(cctx, r.env.ConnString)
+	if err != nil {
+		return err
+	}
+	var dbBytes, sbBytes int64
+	err = conn.QueryRow(cctx, `SELECT pg_database_size(current_database()),
+		(SELECT setting::bigint * pg_size_bytes(coalesce(unit, '1')) FROM pg_settings WHERE name = 'shared_buffers')`).Scan(&dbBytes, &sbBytes)
+	conn.Close(context.Background())
+	if err != nil {
+		return fmt.Errorf("read the database and shared_buffers sizes: %w", err)
+	}
+	const demoBuffers = 128 << 20
+	if dbBytes > sbBytes || r.env.Restarter == nil || dbBytes <= demoBuffers {
+		return nil
+	}
+	r.out("pgtrial: the data (%d MB) fits in shared_buffers (%d MB): setting shared_buffers = 128MB for the demo (a restart; put back afterwards)", dbBytes>>20, sbBytes>>20)
+	a, err := serverctl.Apply(ctx, r.env.ConnString, r.env.Restarter, serverctl.Change{Settings: []serverctl.Setting{{Name: "shared_buffers", Value: "128MB"}}})
+	if err != nil {
+		return fmt.Errorf("lower shared_buffers for the demo: %w", err)
+	}
+	r.applied, r.current = a, 0
+	r.rec.Variants[0].Settings = map[string]string{"shared_buffers": "128MB"}
+	r.rec.Variants[0].Effective, r.rec.Variants[0].Restart = a.Effective, a.Restarted
+	r.rec.Warnings = append(r.rec.Warnings, fmt.Sprintf("shared_buffers was %d MB, more than the %d MB of data: the demo ran with 128MB so that reads reach the operating system, and put it back afterwards", sbBytes>>20, dbBytes>>20))
+	return nil
+}
+
+// demoRuns makes the demo's runs.
+func (r *runner) demoRuns(ctx context.Context, t demoTimes) error {
+	s := r.spec
+	clients := s.Load.Clients
+	vi := func(name string) int {
+		for i, v := range s.Variants {
+			if v.Name == name {
+				return i
+			}
+		}
+		return 0
+	}
+	// 1. The closed-model ceiling, 3 runs.
+	var tps []float64
+	for rep := 1; rep <= 3; rep++ {
+		w := t.warmup
+		if rep == 1 {
+			w = t.firstWarmup
+		}
+		r.out("pgtrial: closed model, run %d of 3 (the ceiling)", rep)
+		rr, err := r.run(ctx, runPlan{variant: vi(demoClosed), repeat: rep, clients: clients, warmup: w, duration: t.window, noLimit: true})
+		if err != nil {
+			return err
+		}
+		tps = append(tps, rr.TPS)
+	}
+	ceiling := stats.Median(tps)
+	if !(ceiling > 0) {
+		return fmt.Errorf("the closed-model runs committed nothing (tps %v)", tps)
+	}
+	r.out("pgtrial: ceiling %.0f tx/s (median of %.0f, %.0f, %.0f)", ceiling, tps[0], tps[1], tps[2])
+	// 2. Open model at 30, 60, 90 % of it, interleaved by repeat.
+	for rep := 1; rep <= 3; rep++ {
+		for _, f := range demoFractions {
+			rate := math.Round(f * ceiling)
+			r.out("pgtrial: open model at %.0f %% of the ceiling (%.0f tx/s, -L 100ms), repeat %d of 3", 100*f, rate, rep)
+			if _, err := r.run(ctx, runPlan{variant: vi(demoLevel(f)), repeat: rep, clients: clients, rate: rate,
+				warmup: t.warmup, duration: t.window, level: 0}); err != nil {
+				return err
+			}
+		}
+	}
+	// 3. The stall: a lock on pgbench_branches, closed model, then open at
+	// 60 % without a latency limit.
+	r.out("pgtrial: stall: closed model with a %v lock on pgbench_branches at %v", t.lockFor, t.lockAt)
+	if _, err := r.run(ctx, runPlan{variant: vi(demoStallClosed), repeat: 1, clients: clients, warmup: t.warmup,
+		duration: t.stallWindow, injections: true, noLimit: true}); err != nil {
+		return err
+	}
+	rate := math.Round(0.6 * ceiling)
+	r.out("pgtrial: stall: open model at %.0f tx/s with the same lock", rate)
+	if _, err := r.run(ctx, runPlan{variant: vi(demoStallOpen), repeat: 1, clients: clients, rate: rate, warmup: t.warmup,
+		duration: t.stallWindow, injections: true, noLimit: true}); err != nil {
+		return err
+	}
+	return nil
+}
+
+// WriteDemo prints the demo's report: the ceiling, the three-level table,
+// the stall comparison and the checklist.
+func WriteDemo(w io.Writer, rec *Record, dir string) {
+	fmt.Fprintf(w, "pgtrial demo: %s (scale %d) on %s:%d/%s (PostgreSQL %s)\n", rec.Workload, rec.Scale,
+		rec.Target.Host, rec.Target.Port, rec.Target.Database, rec.Target.ServerVersion)
+	var closed []float64
+	for _, r := range rec.Runs {
+		if r.Variant == demoClosed {
+			closed = append(closed, r.TPS)
+		}
+	}
+	if len(closed) > 0 {
+		fmt.Fprintf(w, "\nclosed-model ceiling: %s tx/s, median (min–max) of %d runs of %gs\n", spread(closed, tpsText), len(closed), rec.WindowS)
+	}
+	fmt.Fprintf(w, "\nopen model (latency from the intended start), -L 100 ms; median (min–max) of the repeats:\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "load\trate tx/s\tp50 ms\tp95 ms\tp99 ms\tskipped %\t")
+	for _, f := range demoFractions {
+		name := demoLevel(f)
+		var p50, p95, p99, sk []float64
+		rate := 0.0
+		for _, r := range rec.Runs {
+			if r.Variant == name && r.Error == "" {
+				p50, p95, p99, sk = append(p50, r.P50), append(p95, r.P95), append(p99, r.P99), append(sk, 100*r.SkippedShare)
+				rate = r.Rate
+			}
+		}
+		fmt.Fprintf(tw, "%.0f %%\t%.0f\t%s\t%s\t%s\t%s\t\n", 100*f, rate, spread(p50, ms), spread(p95, ms), spread(p99, ms), spread(sk, pctText))
+	}
+	tw.Flush()
+	fmt.Fprintln(w, "  read p99 together with the skipped share: -L moves the latest transactions out of the latency into \"skipped\"")
+
+	var sc, so *RunRecord
+	for i := range rec.Runs {
+		switch rec.Runs[i].Variant {
+		case demoStallClosed:
+			sc = &rec.Runs[i]
+		case demoStallOpen:
+			so = &rec.Runs[i]
+		}
+	}
+	if sc != nil && so != nil {
+		lock := ""
+		if len(rec.Injections) > 0 {
+			lock = fmt.Sprintf("%gs ACCESS EXCLUSIVE lock on %s at %gs", rec.Injections[0].DurationS, rec.Injections[0].Table, rec.Injections[0].AtS)
+		}
+		fmt.Fprintf(w, "\nstall (%s), no latency limit:\n", lock)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "model\ttps\tp50 ms\tp99 ms\tmax ms\tservice p99 ms\t")
+		fmt.Fprintf(tw, "closed\t%.1f\t%s\t%s\t%s\t%s\t\n", sc.TPS, ms(sc.P50), ms(sc.P99), ms(sc.Max), ms(sc.ServiceP99))
+		fmt.Fprintf(tw, "open %.0f tx/s\t%.1f\t%s\t%s\t%s\t%s\t\n", so.Rate, so.TPS, ms(so.P50), ms(so.P99), ms(so.Max), ms(so.ServiceP99))
+		tw.Flush()
+		if sc.P99 > 0 {
+			fmt.Fprintf(w, "  the open model's p99 is %.0f× the closed model's: the closed clients stopped sending during the stall (coordinated omission), the open schedule kept arriving\n", so.P99/sc.P99)
+		}
+	}
+	if len(rec.Checks) > 0 {
+		fmt.Fprintln(w, "\nchecklist:")
+		fmt.Fprint(w, checks.Text(rec.Checks))
+	}
+	for _, wn := range rec.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", wn)
+	}
+	if rec.Error != "" {
+		fmt.Fprintf(w, "ended early: %s\n", rec.Error)
+	}
+	fmt.Fprintf(w, "\nrun directories: %s (%s); compare two of them with pgtrial compare\n", filepath.Join(dir, RunsDir), File)
+}

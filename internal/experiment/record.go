@@ -1,0 +1,174 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pgtrial/pgtrial/internal/capacity"
+	"github.com/pgtrial/pgtrial/internal/compare"
+	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/serverctl"
+)
+
+// File is the experiment directory's summary file; the runs are in
+// RunsDir, one directory each (each a run directory of `pgtrial run`).
+const (
+	File          = "experiment.json"
+	RunsDir       = "runs"
+	SchemaVersion = 1
+)
+
+// Record is experiment.json: what was planned, what ran, and what it means.
+// It is rewritten after every run, so an interrupted experiment keeps the
+// runs it made.
+type Record struct {
+	Schema      int       `json:"schema"`
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	File        string    `json:"file,omitempty"`
+	StartedAt   time.Time `json:"started_at"`
+	EndedAt     time.Time `json:"ended_at,omitzero"`
+	Tool        results.Tool
+
+	Target   results.Target `json:"target"`
+	Workload string         `json:"workload"`
+	Scale    int            `json:"scale,omitempty"`
+	Model    string         `json:"model"` // open, closed, ramp, search
+	Clients  int            `json:"clients,omitempty"`
+	Rate     float64        `json:"rate,omitempty"`
+
+	WarmupS    float64 `json:"warmup_s"`
+	WindowS    float64 `json:"window_s"`
+	Repeats    int     `json:"repeats"`
+	Interleave bool    `json:"interleave"`
+	Seed       uint64  `json:"seed"`
+
+	Variants    []VariantRecord    `json:"variants"`
+	Runs        []RunRecord        `json:"runs"`
+	Comparisons []*compare.Report  `json:"comparisons,omitempty"`
+	Ramp        []RampLevel        `json:"ramp,omitempty"`
+	Search      *capacity.Result   `json:"search,omitempty"`
+	SLOs        []SLOResult        `json:"slos,omitempty"`
+	Checks      []results.Check    `json:"checks,omitempty"`
+	Warnings    []string           `json:"warnings,omitempty"`
+	Interrupted bool               `json:"interrupted,omitempty"`
+	Error       string             `json:"error,omitempty"`
+	Injections  []InjectionPlanned `json:"injections,omitempty"`
+}
+
+// VariantRecord is a variant as applied.
+type VariantRecord struct {
+	Name      string            `json:"name"`
+	Settings  map[string]string `json:"settings,omitempty"`  // as written
+	Effective map[string]string `json:"effective,omitempty"` // current_setting after applying
+	Restart   bool              `json:"restart,omitempty"`   // applying it restarted the server
+	Setup     []string          `json:"setup,omitempty"`
+	Teardown  []string          `json:"teardown,omitempty"`
+}
+
+// InjectionPlanned is an injection of the file.
+type InjectionPlanned struct {
+	Kind      string  `json:"kind"`
+	AtS       float64 `json:"at_s"`
+	Table     string  `json:"table,omitempty"`
+	DurationS float64 `json:"duration_s,omitempty"`
+}
+
+// RunRecord is one run of the experiment.
+type RunRecord struct {
+	N         int       `json:"n"` // 1-based, in the order run
+	Variant   string    `json:"variant"`
+	Repeat    int       `json:"repeat"`          // 1-based
+	Phase     string    `json:"phase,omitempty"` // ramp: "step"; search: capacity's phases
+	Level     float64   `json:"level,omitempty"` // ramp level (clients or tx/s)
+	Clients   int       `json:"clients"`
+	Rate      float64   `json:"rate,omitempty"` // open model target, tx/s
+	Dir       string    `json:"dir"`            // relative to the experiment directory
+	StartedAt time.Time `json:"started_at"`
+	Seed      uint64    `json:"seed"`
+
+	TPS          float64 `json:"tps"`
+	P50          float64 `json:"p50_ms"`
+	P90          float64 `json:"p90_ms"`
+	P95          float64 `json:"p95_ms"`
+	P99          float64 `json:"p99_ms"`
+	P999         float64 `json:"p999_ms"`
+	Max          float64 `json:"max_ms"`
+	ServiceP99   float64 `json:"service_p99_ms"`
+	LagP99       float64 `json:"lag_p99_ms"`
+	SkippedShare float64 `json:"skipped_share"` // skipped + dropped of scheduled
+	FailedShare  float64 `json:"failed_share"`
+	LagGrowing   bool    `json:"lag_growing,omitempty"`
+
+	Injected    []serverctl.Injected `json:"injected,omitempty"`
+	Interrupted bool                 `json:"interrupted,omitempty"`
+	Aborted     bool                 `json:"aborted,omitempty"`
+	Error       string               `json:"error,omitempty"`
+	Checks      string               `json:"checks,omitempty"` // the run's worst checklist status
+}
+
+// RampLevel is one level of a ramp, over the repeats: medians (min–max
+// in Runs) and pg_expecto's operational speed.
+type RampLevel struct {
+	Variant string   `json:"variant"`
+	Level   float64  `json:"level"`
+	Runs    []string `json:"runs"` // labels: variant#k
+	// Medians over the repeats.
+	TPS float64 `json:"tps"`
+	P50 float64 `json:"p50_ms"`
+	P99 float64 `json:"p99_ms"`
+	// Waits by type: share of the wait samples of active client sessions
+	// (median over repeats), and the calls and rows per second of the
+	// statements (pg_expecto's "operational speed", kept as two series).
+	Waits       map[string]float64 `json:"waits,omitempty"`
+	CallsPerSec float64            `json:"calls_per_s,omitempty"`
+	RowsPerSec  float64            `json:"rows_per_s,omitempty"`
+}
+
+// SLOResult is one SLO judged for one variant (and rate).
+type SLOResult struct {
+	SLO     string  `json:"slo"`
+	Variant string  `json:"variant"`
+	Rate    float64 `json:"rate,omitempty"`
+	Median  float64 `json:"median_ms"` // of the quantile over the repeats
+	Worst   float64 `json:"worst_ms"`
+	LimitMs float64 `json:"limit_ms"`
+	Met     bool    `json:"met"`     // the median meets the limit
+	AllMet  bool    `json:"all_met"` // every repeat does
+	Runs    int     `json:"runs"`
+}
+
+// write rewrites experiment.json atomically.
+func (r *Record) write(dir string) error {
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", File, err)
+	}
+	tmp := filepath.Join(dir, File+".tmp")
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", File, err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, File)); err != nil {
+		return fmt.Errorf("write %s: %w", File, err)
+	}
+	return nil
+}
+
+// LoadRecord reads experiment.json of an experiment directory.
+func LoadRecord(dir string) (*Record, error) {
+	data, err := os.ReadFile(filepath.Join(dir, File))
+	if err != nil {
+		return nil, err
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, File), err)
+	}
+	if r.Schema > SchemaVersion {
+		return nil, fmt.Errorf("%s: schema %d is newer than this pgtrial's (%d)", filepath.Join(dir, File), r.Schema, SchemaVersion)
+	}
+	return &r, nil
+}

@@ -1,0 +1,711 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgtrial/pgtrial/internal/capacity"
+	"github.com/pgtrial/pgtrial/internal/checks"
+	"github.com/pgtrial/pgtrial/internal/loader"
+	"github.com/pgtrial/pgtrial/internal/prng"
+	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/serverctl"
+	"github.com/pgtrial/pgtrial/internal/trial"
+	"github.com/pgtrial/pgtrial/internal/workload"
+)
+
+// Env is what Execute needs besides the spec: the resolved target and where
+// to write.
+type Env struct {
+	ConnString string              // the target (ResolveTarget)
+	Restarter  serverctl.Restarter // nil: settings that need a restart are refused
+	Dir        string              // the experiment directory; created, must not hold an experiment
+	Tool       results.Tool
+	// CommandLine is recorded in every run.json (passwords redacted).
+	CommandLine []string
+	// Out receives progress and messages, one line each; nil: none.
+	Out func(line string)
+	// Status receives the live status of the running run each interval;
+	// nil: none.
+	Status func(line string)
+	// Interrupt says why ctx was cancelled (e.g. "SIGINT"), for run.json.
+	Interrupt func() (string, time.Time)
+}
+
+// runner is one execution of a spec.
+type runner struct {
+	spec              *Spec
+	env               Env
+	rec               *Record
+	scripts           []trial.Script
+	target            results.Target
+	scale             int
+	window            time.Duration
+	checkpointTimeout time.Duration
+	seed              uint64
+	context           map[string]string // pg_settings.context of the variants' settings
+
+	current int // the variant in effect (index), -1 for none
+	applied *serverctl.Applied
+	n       int // runs made
+}
+
+func (r *runner) out(format string, args ...any) {
+	if r.env.Out != nil {
+		r.env.Out(fmt.Sprintf(format, args...))
+	}
+}
+
+// Execute runs the experiment: checks everything it can before touching
+// the database (the preflight: scripts, server settings and their
+// contexts, tables of the injections, the window against
+// checkpoint_timeout), loads the workload's tables when the file gives a
+// scale, then runs the protocol: every variant Repeats times, interleaved
+// A B A B … (or A A … B B …), each run after its warm-up, with the
+// variant's settings applied (ALTER SYSTEM and reload, or restart) and its
+// setup SQL run before its runs and undone after them. It writes
+// experiment.json after every run and returns the Record (also when an
+// error or ctx ends the experiment early: Record.Error and Interrupted say
+// so). The server's settings are restored on every way out.
+func Execute(ctx context.Context, spec *Spec, env Env) (*Record, error) {
+	if env.Dir == "" || env.ConnString == "" {
+		return nil, errors.New("experiment: no directory or target")
+	}
+	r := &runner{spec: spec, env: env, current: -1}
+	if err := r.preflight(ctx); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(env.Dir, File)); err == nil {
+		return nil, fmt.Errorf("%s already holds an experiment; choose a new directory", env.Dir)
+	}
+	if err := os.MkdirAll(filepath.Join(env.Dir, RunsDir), 0o755); err != nil {
+		return nil, fmt.Errorf("create the experiment directory: %w", err)
+	}
+	r.rec = r.newRecord()
+	if err := r.rec.write(env.Dir); err != nil {
+		return nil, err
+	}
+	defer r.restore()
+
+	err := r.loadTables(ctx)
+	if err == nil {
+		err = r.protocol(ctx)
+	}
+	r.restore()
+	r.analyse()
+	r.rec.EndedAt = time.Now()
+	if err != nil {
+		if ctx.Err() != nil {
+			r.rec.Interrupted = true
+		}
+		r.rec.Error = err.Error()
+	}
+	if werr := r.rec.write(env.Dir); werr != nil && err == nil {
+		err = werr
+	}
+	return r.rec, err
+}
+
+// restore undoes the variant in effect (teardown SQL, settings back), with
+// its own time limit, whatever state ctx is in.
+func (r *runner) restore() {
+	if r.applied == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	name := r.spec.Variants[r.current].Name
+	if err := r.applied.Undo(ctx); err != nil {
+		msg := fmt.Sprintf("undo variant %s: %v; check the server's settings (SELECT name, setting FROM pg_file_settings)", name, err)
+		r.out("pgtrial: warning: %s", msg)
+		if r.rec != nil {
+			r.rec.Warnings = append(r.rec.Warnings, msg)
+		}
+	}
+	r.applied, r.current = nil, -1
+}
+
+// preflight checks the spec against the server without changing anything.
+func (r *runner) preflight(ctx context.Context) error {
+	s := r.spec
+	// Scripts.
+	if s.Workload.Builtin != "" {
+		sc, err := trial.LoadScript(true, s.Workload.Builtin, 1)
+		if err != nil {
+			return err
+		}
+		r.scripts = []trial.Script{sc}
+	}
+	for _, f := range s.Workload.Scripts {
+		sc, err := trial.LoadScript(false, f.Path, f.Weight)
+		if err != nil {
+			return fmt.Errorf("%s:%d:%d: workload.scripts: %w", s.File, f.Pos.Line, f.Pos.Column, err)
+		}
+		r.scripts = append(r.scripts, sc)
+	}
+	if err := trial.PrepareScripts(r.scripts, s.Workload.Protocol); err != nil {
+		return err
+	}
+
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	tgt, _, err := trial.Inspect(cctx, r.env.ConnString, false)
+	if err != nil {
+		return err
+	}
+	r.target = tgt
+	conn, err := pgx.Connect(cctx, r.env.ConnString)
+	if err != nil {
+		return fmt.Errorf("connect to the target: %w", err)
+	}
+	defer conn.Close(context.Background())
+
+	var ckptS int64
+	if err := conn.QueryRow(cctx, "SELECT setting::bigint FROM pg_catalog.pg_settings WHERE name = 'checkpoint_timeout'").Scan(&ckptS); err != nil {
+		return fmt.Errorf("read checkpoint_timeout: %w", err)
+	}
+	r.checkpointTimeout = time.Duration(ckptS) * time.Second
+	r.window = s.Protocol.WindowFor(r.checkpointTimeout)
+	if err := s.CheckWindow(r.window); err != nil {
+		return err
+	}
+
+	// Settings: known to this server, and restartable when they must be.
+	r.context = map[string]string{}
+	for vi, v := range s.Variants {
+		for _, st := range v.Settings {
+			var name, context string
+			err := conn.QueryRow(cctx, "SELECT name, context FROM pg_catalog.pg_settings WHERE lower(name) = lower($1)", st.Name).Scan(&name, &context)
+			where := fmt.Sprintf("%s:%d:%d: variants[%d].settings.%s", s.File, st.Pos.Line, st.Pos.Column, vi, st.Name)
+			switch {
+			case errors.Is(err, pgx.ErrNoRows):
+				return fmt.Errorf("%s: the server (PostgreSQL %s) has no setting %q", where, tgt.ServerVersion, st.Name)
+			case err != nil:
+				return fmt.Errorf("%s: %w", where, err)
+			case context == "internal":
+				return fmt.Errorf("%s: %s is read-only (fixed when the server was built or initialised)", where, name)
+			case context == "postmaster" && r.env.Restarter == nil:
+				return fmt.Errorf("%s: %s needs a server restart, and the target is remote without target.restart_command; give one, or leave the setting out", where, name)
+			}
+			r.context[strings.ToLower(st.Name)] = context
+		}
+	}
+
+	// The workload's tables: loaded below when the file gives a scale, else
+	// they must be there.
+	needs := trial.NeedsPgbench(r.scripts)
+	if s.Workload.Scale > 0 {
+		var branches int64
+		err := conn.QueryRow(cctx, "SELECT CASE WHEN to_regclass('pgbench_branches') IS NULL THEN -1 ELSE (SELECT count(*) FROM pgbench_branches) END").Scan(&branches)
+		if err != nil {
+			return fmt.Errorf("read the scale from pgbench_branches: %w", err)
+		}
+		r.scale = s.Workload.Scale
+		if branches == int64(s.Workload.Scale) {
+			r.scale = -s.Workload.Scale // loaded already: negative means "no init"
+		}
+	} else if needs {
+		_, scale, err := trial.Inspect(cctx, r.env.ConnString, true)
+		if err != nil {
+			return err
+		}
+		r.scale = -scale
+	}
+
+	// Tables of the injections (pgbench's are made by the load when missing).
+	for _, inj := range s.Injections {
+		if inj.Table == "" {
+			continue
+		}
+		if s.Workload.Scale > 0 && strings.HasPrefix(inj.Table, "pgbench_") {
+			continue
+		}
+		var ok bool
+		if err := conn.QueryRow(cctx, "SELECT to_regclass($1) IS NOT NULL", inj.Table).Scan(&ok); err != nil || !ok {
+			return fmt.Errorf("%s:%d:%d: injections: table %q does not exist in database %q", s.File, inj.Pos.Line, inj.Pos.Column, inj.Table, conn.Config().Database)
+		}
+	}
+
+	if s.Seed != nil {
+		r.seed = *s.Seed
+	} else {
+		r.seed = prng.TimeSeed().Value
+	}
+	return nil
+}
+
+// loadTables loads the pgbench tables when the file gives a scale that the
+// database does not have (as `pgtrial init -s`: tables pgtrial did not
+// create are never dropped).
+func (r *runner) loadTables(ctx context.Context) error {
+	if r.scale <= 0 {
+		r.scale = -r.scale
+		return nil
+	}
+	pgcfg, err := pgconn.ParseConfig(r.env.ConnString)
+	if err != nil {
+		return err
+	}
+	steps, err := loader.ParseSteps(loader.DefaultSteps, false, false)
+	if err != nil {
+		return err
+	}
+	r.out("pgtrial: loading the pgbench tables at scale %d (pgtrial init -s %d)", r.scale, r.scale)
+	res, err := loader.Run(ctx, loader.Config{
+		Conn:     pgcfg,
+		Schema:   workload.Pgbench{Scale: int64(r.scale), Fillfactor: 100},
+		Steps:    steps,
+		Format:   workload.CopyBinary,
+		Out:      discard{},
+		Progress: loader.ProgressQuiet,
+	})
+	if err != nil {
+		return fmt.Errorf("load the pgbench tables: %w", err)
+	}
+	r.out("pgtrial: %s", res.Summary())
+	r.rec.Scale = r.scale
+	return nil
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+func (r *runner) newRecord() *Record {
+	s := r.spec
+	rec := &Record{
+		Schema: SchemaVersion, Name: s.Name, Description: s.Description, File: s.File,
+		StartedAt: time.Now(), Tool: r.env.Tool, Target: r.target,
+		Workload: trial.WorkloadName(r.scripts), Scale: abs(r.scale),
+		Model: s.Model().String(), Clients: s.Load.Clients, Rate: s.Load.Rate,
+		WarmupS: s.Protocol.Warmup.Seconds(), WindowS: r.window.Seconds(),
+		Repeats: s.Protocol.Repeats, Interleave: s.Protocol.Interleave, Seed: r.seed,
+	}
+	for _, v := range s.Variants {
+		vr := VariantRecord{Name: v.Name, Setup: v.Setup, Teardown: v.Teardown}
+		if len(v.Settings) > 0 {
+			vr.Settings = map[string]string{}
+			for _, st := range v.Settings {
+				vr.Settings[st.Name] = st.Value
+			}
+		}
+		rec.Variants = append(rec.Variants, vr)
+	}
+	for _, inj := range s.Injections {
+		rec.Injections = append(rec.Injections, InjectionPlanned{Kind: inj.Kind.String(), AtS: inj.At.Seconds(), Table: inj.Table, DurationS: inj.Duration.Seconds()})
+	}
+	return rec
+}
+
+func abs(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// useVariant makes variant vi the one in effect: the previous one undone,
+// this one applied (nothing to do for a variant without changes).
+func (r *runner) useVariant(ctx context.Context, vi int) error {
+	if r.current == vi {
+		return nil
+	}
+	r.restore()
+	v := r.spec.Variants[vi]
+	ch := serverctl.Change{Setup: v.Setup, Teardown: v.Teardown}
+	for _, st := range v.Settings {
+		ch.Settings = append(ch.Settings, serverctl.Setting{Name: st.Name, Value: st.Value})
+	}
+	r.current = vi
+	if len(ch.Settings) == 0 && len(ch.Setup) == 0 && len(ch.Teardown) == 0 {
+		return nil
+	}
+	what := "applying"
+	for _, st := range v.Settings {
+		if r.context[strings.ToLower(st.Name)] == "postmaster" {
+			what = "applying (with a restart)"
+		}
+	}
+	r.out("pgtrial: variant %s: %s its settings and setup", v.Name, what)
+	a, err := serverctl.Apply(ctx, r.env.ConnString, r.env.Restarter, ch)
+	if err != nil {
+		r.current = -1
+		return fmt.Errorf("variant %s (%s:%d): %w", v.Name, r.spec.File, v.Pos.Line, err)
+	}
+	r.applied = a
+	vr := &r.rec.Variants[vi]
+	vr.Effective, vr.Restart = a.Effective, vr.Restart || a.Restarted
+	return nil
+}
+
+// planned is one run of the protocol.
+type planned struct {
+	variant, repeat int
+}
+
+// order is the protocol's sequence of runs: interleaved, repeat by repeat
+// (A B A B …), or variant by variant (A A … B B …).
+func (r *runner) order() []planned {
+	var out []planned
+	s := r.spec
+	if s.Protocol.Interleave {
+		for rep := 1; rep <= s.Protocol.Repeats; rep++ {
+			for vi := range s.Variants {
+				out = append(out, planned{vi, rep})
+			}
+		}
+		return out
+	}
+	for vi := range s.Variants {
+		for rep := 1; rep <= s.Protocol.Repeats; rep++ {
+			out = append(out, planned{vi, rep})
+		}
+	}
+	return out
+}
+
+// protocol runs every planned run.
+func (r *runner) protocol(ctx context.Context) error {
+	s := r.spec
+	if s.Search != nil {
+		return r.search(ctx)
+	}
+	plan := r.order()
+	for i, p := range plan {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := r.useVariant(ctx, p.variant); err != nil {
+			return err
+		}
+		r.out("pgtrial: run %d of %d: variant %s, repeat %d", i+1, len(plan), s.Variants[p.variant].Name, p.repeat)
+		if s.Load.Ramp != nil {
+			if err := r.ramp(ctx, p); err != nil {
+				return err
+			}
+			continue
+		}
+		_, err := r.run(ctx, runPlan{variant: p.variant, repeat: p.repeat, clients: s.Load.Clients, rate: s.Load.Rate,
+			warmup: s.Protocol.Warmup, duration: r.window, injections: true})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ramp runs the levels of one repeat, lowest first: a warm-up before the
+// first level only.
+func (r *runner) ramp(ctx context.Context, p planned) error {
+	s := r.spec
+	rp := s.Load.Ramp
+	step := rp.StepDuration
+	if step == 0 {
+		step = r.window
+	}
+	for li, level := range rp.Levels() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rn := runPlan{variant: p.variant, repeat: p.repeat, clients: s.Load.Clients, rate: s.Load.Rate,
+			duration: step, phase: "step", level: level}
+		if li == 0 {
+			rn.warmup = s.Protocol.Warmup
+		}
+		if rp.By == RampClients {
+			rn.clients = int(level)
+		} else {
+			rn.rate = level
+		}
+		if _, err := r.run(ctx, rn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// runPlan is one trial run.
+type runPlan struct {
+	variant, repeat int
+	clients         int
+	rate            float64 // 0: closed
+	warmup          time.Duration
+	duration        time.Duration
+	phase           string
+	level           float64
+	injections      bool
+	noLimit         bool // no latency limit, whatever the spec says
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.+-]+`)
+
+// run makes one run and records it.
+func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
+	s := r.spec
+	r.n++
+	v := s.Variants[p.variant]
+	name := fmt.Sprintf("%03d-%s-r%d", r.n, unsafeName.ReplaceAllString(v.Name, "_"), p.repeat)
+	if p.phase != "" {
+		name += "-" + p.phase
+	}
+	if p.level > 0 {
+		name += "-" + strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.1f", p.level), "0"), ".")
+	}
+	rel := filepath.Join(RunsDir, name)
+	threads := s.Load.Threads
+	if threads == 0 {
+		threads = min(p.clients, max(1, runtime.NumCPU()))
+	}
+	threads = min(threads, p.clients)
+	seed := r.seed + uint64(p.repeat-1)
+	vars := make([]trial.Var, len(s.Workload.Variables))
+	for i, x := range s.Workload.Variables {
+		vars[i] = trial.Var{Name: x.Name, Value: x.Value}
+	}
+	kinds := s.Collect.Kinds
+	tc := &trial.Config{
+		ConnString:      r.env.ConnString,
+		Target:          r.target,
+		Scale:           r.scale,
+		Scripts:         r.scripts,
+		Mode:            s.Workload.Protocol,
+		Clients:         p.clients,
+		Threads:         threads,
+		Rate:            p.rate,
+		Arrival:         s.Load.Arrival,
+		Overload:        s.Load.Overload,
+		Duration:        p.duration,
+		Warmup:          p.warmup,
+		LatencyLimit:    s.Load.LatencyLimit,
+		Interval:        s.Interval,
+		MaxTries:        s.Workload.MaxTries,
+		ContinueOnError: s.Workload.ContinueOnError,
+		Vars:            vars,
+		Seed:            prng.Seed{Value: seed, Explicit: true},
+		Collect: trial.Collect{Off: s.Collect.Off, Kinds: kinds, WaitInterval: s.Collect.WaitInterval,
+			WaitSource: s.Collect.WaitSource, NodeExporter: s.Target.NodeExporter},
+		Dir:         filepath.Join(r.env.Dir, rel),
+		Tool:        r.env.Tool,
+		CommandLine: r.env.CommandLine,
+		Labels: map[string]string{"experiment": s.Name, "variant": v.Name, "repeat": fmt.Sprint(p.repeat),
+			"run": fmt.Sprint(r.n)},
+		Out:       r.env.Out,
+		Interrupt: r.env.Interrupt,
+	}
+	if p.phase != "" {
+		tc.Labels["phase"] = p.phase
+	}
+	if p.noLimit {
+		tc.LatencyLimit = 0
+	}
+	if r.env.Status != nil {
+		rate := p.rate
+		tc.OnInterval = func(t *trial.Tick) { r.env.Status(statusLine(name, t, rate)) }
+	}
+	// Injections, timed from the measured phase's start.
+	var sched *serverctl.Scheduled
+	injCtx, cancelInj := context.WithCancel(ctx)
+	defer cancelInj()
+	if p.injections && len(s.Injections) > 0 {
+		list := make([]serverctl.Injection, len(s.Injections))
+		for i, inj := range s.Injections {
+			list[i] = serverctl.Injection{Kind: injectionKind(inj.Kind), At: inj.At, Table: inj.Table, Duration: inj.Duration}
+		}
+		tc.OnPhase = func(phase string, at time.Time) {
+			if phase == results.PhaseMeasure && sched == nil {
+				sched = serverctl.Schedule(injCtx, r.env.ConnString, at, list)
+			}
+		}
+	}
+	res, err := trial.Run(ctx, tc)
+	cancelInj()
+	rr := RunRecord{N: r.n, Variant: v.Name, Repeat: p.repeat, Phase: p.phase, Level: p.level,
+		Clients: p.clients, Rate: p.rate, Dir: rel, Seed: seed}
+	if sched != nil {
+		rr.Injected = sched.Wait()
+	}
+	if err != nil {
+		rr.Error = err.Error()
+		r.rec.Runs = append(r.rec.Runs, rr)
+		r.rec.write(r.env.Dir)
+		return nil, fmt.Errorf("run %s: %w", name, err)
+	}
+	fillRunRecord(&rr, res)
+	r.rec.Runs = append(r.rec.Runs, rr)
+	if err := r.rec.write(r.env.Dir); err != nil {
+		r.out("pgtrial: warning: %v", err)
+	}
+	out := &r.rec.Runs[len(r.rec.Runs)-1]
+	r.out("pgtrial: %s: %.1f tps, p50 %.3g ms, p99 %.3g ms%s", name, rr.TPS, rr.P50, rr.P99, skippedText(rr.SkippedShare))
+	if res.Interrupted {
+		return out, fmt.Errorf("run %s interrupted by %s", name, res.Reason)
+	}
+	return out, nil
+}
+
+func skippedText(share float64) string {
+	if share <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", skipped+dropped %.2f %%", 100*share)
+}
+
+// fillRunRecord copies a run's figures into its record.
+func fillRunRecord(rr *RunRecord, res *trial.Result) {
+	run := res.Run
+	rr.StartedAt = run.StartedAt
+	t := res.Summary.Total
+	rr.TPS, rr.P50, rr.P90, rr.P95, rr.P99, rr.P999, rr.Max = t.TPS, t.Response.P50, t.Response.P90, t.Response.P95, t.Response.P99, t.Response.P999, t.Response.Max
+	rr.ServiceP99, rr.LagP99 = t.Service.P99, t.Lag.P99
+	if sched := t.Committed + t.Skipped + t.Failed + t.Dropped; sched > 0 {
+		rr.SkippedShare = float64(t.Skipped+t.Dropped) / float64(sched)
+		rr.FailedShare = float64(t.Failed) / float64(sched)
+	}
+	rr.Interrupted, rr.Aborted = res.Interrupted, res.Aborted > 0
+	if res.Err != nil {
+		rr.Error = res.Err.Error()
+	}
+	rr.Checks = checks.Worst(run.Checks)
+	if run.Model.Kind == results.ModelOpen {
+		timeline, _ := results.ReadTimeline(res.Dir)
+		events, _ := results.ReadEvents(res.Dir)
+		rr.LagGrowing, _ = checks.LagGrowing(run, timeline, events)
+	}
+}
+
+func injectionKind(k InjectionKind) serverctl.InjectionKind {
+	switch k {
+	case InjectLock:
+		return serverctl.InjectLock
+	case InjectCheckpoint:
+		return serverctl.InjectCheckpoint
+	}
+	return serverctl.InjectVacuum
+}
+
+// statusLine is the live status of a run.
+func statusLine(name string, t *trial.Tick, rate float64) string {
+	st := &t.Interval.Total.Stats
+	tps := 0.0
+	if d := t.Interval.Duration().Seconds(); d > 0 {
+		tps = float64(st.Count) / d
+	}
+	s := fmt.Sprintf("%s  %6.1f s  %-7s  %9.1f tps", name, t.Elapsed.Seconds(), t.Phase, tps)
+	if rate > 0 {
+		s += fmt.Sprintf(" of %.0f", rate)
+	}
+	return s
+}
+
+// search runs the capacity search for each variant in turn.
+func (r *runner) search(ctx context.Context) error {
+	s := r.spec
+	if len(s.Variants) > 1 {
+		r.rec.Warnings = append(r.rec.Warnings, "capacity search runs the variants one after the other (a search is sequential); compare their capacities with care")
+	}
+	for vi := range s.Variants {
+		if err := r.useVariant(ctx, vi); err != nil {
+			return err
+		}
+		pr := &prober{r: r, variant: vi}
+		cfg := capacity.Config{
+			Quantile: s.Search.SLO.Quantile, Limit: s.Search.SLO.Limit, Fractions: s.Search.Fractions,
+			CeilingRepeats: s.Search.CeilingRepeats, Precision: s.Search.Precision, MaxSteps: s.Search.MaxSteps,
+			OnProbe: func(st capacity.Step) {
+				if st.Probe.Kind == capacity.KindOpen {
+					ok := "meets"
+					if !st.Pass {
+						ok = "misses"
+					}
+					r.out("pgtrial: %s at %.0f tx/s %s the SLO: %s", st.Phase, st.Probe.Rate, ok, st.Why)
+				}
+			},
+		}
+		res, err := capacity.Search(ctx, pr, cfg)
+		if vi == 0 || r.rec.Search == nil {
+			r.rec.Search = res
+		}
+		if res != nil {
+			r.out("pgtrial: variant %s: %s", s.Variants[vi].Name, capacity.Conclusion(res))
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// prober makes the search's runs.
+type prober struct {
+	r       *runner
+	variant int
+}
+
+func (p *prober) Closed(ctx context.Context, n int) (capacity.Probe, error) {
+	s := p.r.spec
+	rr, err := p.r.run(ctx, runPlan{variant: p.variant, repeat: n, clients: s.Load.Clients,
+		warmup: s.Protocol.Warmup, duration: p.r.window, phase: capacity.PhaseCeiling})
+	if err != nil {
+		return capacity.Probe{}, err
+	}
+	return p.probe(rr), nil
+}
+
+func (p *prober) Open(ctx context.Context, rate float64, n int) (capacity.Probe, error) {
+	s := p.r.spec
+	rr, err := p.r.run(ctx, runPlan{variant: p.variant, repeat: n, clients: s.Load.Clients, rate: rate,
+		warmup: s.Protocol.Warmup, duration: p.r.window, phase: "open"})
+	if err != nil {
+		return capacity.Probe{}, err
+	}
+	return p.probe(rr), nil
+}
+
+func (p *prober) probe(rr *RunRecord) capacity.Probe {
+	q := p.r.spec.Search.SLO.Quantile
+	ms := quantileOf(rr, q)
+	return capacity.Probe{
+		Rate: rr.Rate, Achieved: rr.TPS, Quantile: time.Duration(ms * float64(time.Millisecond)),
+		LagGrowing: rr.LagGrowing, SkippedShare: rr.SkippedShare, FailedShare: rr.FailedShare, Dir: rr.Dir,
+	}
+}
+
+// quantileOf is a run's response-time quantile q in ms (p90 from the run's
+// summary: RunRecord keeps p50, p95, p99, p99.9).
+func quantileOf(rr *RunRecord, q float64) float64 {
+	switch q {
+	case 0.5:
+		return rr.P50
+	case 0.95:
+		return rr.P95
+	case 0.99:
+		return rr.P99
+	case 0.999:
+		return rr.P999
+	}
+	return rr.P90
+}
+
+// sortedRuns are the runs of a variant (and ramp level), in the order run.
+func (r *runner) runsOf(variant string, level float64) []*RunRecord {
+	var out []*RunRecord
+	for i := range r.rec.Runs {
+		rr := &r.rec.Runs[i]
+		if rr.Variant == variant && rr.Level == level && rr.Error == "" {
+			out = append(out, rr)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *RunRecord) int { return a.N - b.N })
+	return out
+}
