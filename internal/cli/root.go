@@ -87,6 +87,7 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newCompareCommand(),
 		newExperimentCommand(info),
 		newDemoCommand(info),
+		newCapacityCommand(info),
 	)
 	return root
 }
