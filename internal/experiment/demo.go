@@ -26,6 +26,8 @@ type DemoConfig struct {
 	Full    bool
 	Scale   int // pgbench scale; default 20 (about 300 MB)
 	Clients int // default 8
+
+	short *demoTimes // tests: other lengths
 }
 
 // Demo lengths: (warm-up of the first run, warm-up of the others, level
@@ -35,6 +37,9 @@ type demoTimes struct {
 }
 
 func (c DemoConfig) times() demoTimes {
+	if c.short != nil {
+		return *c.short
+	}
 	if c.Full {
 		// seeds/000: 120 s warm-up, 120 s windows, a 60 s stall run with a
 		// 5 s lock from its 20th second.

@@ -26,7 +26,11 @@ func WriteText(w io.Writer, rec *Record, dir string) {
 		fmt.Fprintf(w, " (scale %d)", rec.Scale)
 	}
 	fmt.Fprintf(w, " on %s:%d/%s (PostgreSQL %s); %s", rec.Target.Host, rec.Target.Port, rec.Target.Database, rec.Target.ServerVersion, modelText(rec))
-	fmt.Fprintf(w, "\n  warm-up %gs, window %gs, %d repeats per variant", rec.WarmupS, rec.WindowS, rec.Repeats)
+	repeats := "repeats"
+	if rec.Repeats == 1 {
+		repeats = "repeat"
+	}
+	fmt.Fprintf(w, "\n  warm-up %gs, window %gs, %d %s per variant", rec.WarmupS, rec.WindowS, rec.Repeats, repeats)
 	if len(rec.Variants) > 1 {
 		if rec.Interleave {
 			fmt.Fprint(w, ", interleaved")

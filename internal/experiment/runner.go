@@ -206,8 +206,12 @@ func (r *runner) preflight(ctx context.Context) error {
 	// they must be there.
 	needs := trial.NeedsPgbench(r.scripts)
 	if s.Workload.Scale > 0 {
-		var branches int64
-		err := conn.QueryRow(cctx, "SELECT CASE WHEN to_regclass('pgbench_branches') IS NULL THEN -1 ELSE (SELECT count(*) FROM pgbench_branches) END").Scan(&branches)
+		branches := int64(-1)
+		var exists bool
+		err := conn.QueryRow(cctx, "SELECT to_regclass('pgbench_branches') IS NOT NULL").Scan(&exists)
+		if err == nil && exists {
+			err = conn.QueryRow(cctx, "SELECT count(*) FROM pgbench_branches").Scan(&branches)
+		}
 		if err != nil {
 			return fmt.Errorf("read the scale from pgbench_branches: %w", err)
 		}

@@ -1,0 +1,510 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pgtrial/pgtrial/internal/compare"
+	"github.com/pgtrial/pgtrial/internal/pgtest"
+	"github.com/pgtrial/pgtrial/internal/serverctl"
+	"github.com/pgtrial/pgtrial/internal/stats"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// experimentFile writes an experiment file (with its %s verbs filled) into
+// a temporary directory and parses it.
+func experimentFile(t *testing.T, text string, args ...any) *Spec {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "exp.yaml")
+	if err := os.WriteFile(path, []byte(fmt.Sprintf(text, args...)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := Load(path)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	return spec
+}
+
+// testEnv is an Env for url writing into a fresh directory; the log lines
+// are kept for failure messages.
+type testLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *testLog) add(s string) {
+	l.mu.Lock()
+	l.lines = append(l.lines, s)
+	l.mu.Unlock()
+}
+
+func (l *testLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+func testEnv(t *testing.T, url string, r serverctl.Restarter) (Env, *testLog) {
+	log := &testLog{}
+	return Env{ConnString: url, Restarter: r, Dir: filepath.Join(t.TempDir(), "exp"), Out: log.add}, log
+}
+
+func execute(t *testing.T, spec *Spec, env Env, log *testLog) *Record {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rec, err := Execute(ctx, spec, env)
+	if err != nil {
+		t.Fatalf("execute: %v\n%s", err, log)
+	}
+	return rec
+}
+
+func metricOf(t *testing.T, rep *compare.Report, name string) compare.Metric {
+	t.Helper()
+	for _, m := range rep.Metrics {
+		if m.Metric == name {
+			return m
+		}
+	}
+	t.Fatalf("no metric %s in the comparison", name)
+	return compare.Metric{}
+}
+
+// TestExperimentAA: two identical variants, 4 repeats each, interleaved:
+// no difference for tps and p99. The verdict's false-positive rate is about
+// 3 % per metric (4 vs 4 runs can only reach p = 0.029), so one A/A with a
+// difference is run again once: a real bias shows twice, chance rarely.
+func TestExperimentAA(t *testing.T) {
+	url := pgtest.ConnString(t)
+	const file = `
+name: aa
+workload: {builtin: select-only, scale: 1}
+load: {clients: 2, rate: 400}
+protocol: {warmup: 1s, window: 3s, repeats: 4}
+variants: [{name: a1}, {name: a2}]
+collect: false
+`
+	var last string
+	for attempt := 1; attempt <= 2; attempt++ {
+		env, log := testEnv(t, url, nil)
+		rec := execute(t, experimentFile(t, file), env, log)
+		if len(rec.Runs) != 8 || len(rec.Comparisons) != 1 {
+			t.Fatalf("%d runs, %d comparisons", len(rec.Runs), len(rec.Comparisons))
+		}
+		var order []string
+		for _, r := range rec.Runs {
+			order = append(order, r.Variant)
+		}
+		if got := strings.Join(order, " "); got != "a1 a2 a1 a2 a1 a2 a1 a2" {
+			t.Errorf("run order %s, want interleaved", got)
+		}
+		rep := rec.Comparisons[0]
+		var diffs []string
+		for _, name := range []string{"tps", "p99"} {
+			m := metricOf(t, rep, name)
+			if m.Verdict.NA != 4 || m.Verdict.NB != 4 {
+				t.Errorf("%s: %d vs %d runs", name, m.Verdict.NA, m.Verdict.NB)
+			}
+			if m.Verdict.Direction != stats.DirNone {
+				diffs = append(diffs, m.Verdict.Text)
+			}
+			t.Logf("attempt %d: %s: %s", attempt, name, m.Verdict.Text)
+		}
+		if len(diffs) == 0 {
+			var b bytes.Buffer
+			WriteText(&b, rec, env.Dir)
+			if !strings.Contains(b.String(), "no difference beyond noise") {
+				t.Errorf("the summary does not say so:\n%s", b.String())
+			}
+			return
+		}
+		last = strings.Join(diffs, "; ")
+	}
+	t.Fatalf("identical variants differ twice in a row: %s", last)
+}
+
+// TestExperimentSyncCommit: synchronous_commit off against on (fsync on in
+// both) for tpcb-like in the closed model with one client: off is faster,
+// with a ratio interval that excludes 1. The verdict is on p50: here a WAL
+// flush (fdatasync on a virtual disk with a write cache) costs about 0.1 ms
+// of a 0.5 ms transaction, so the effect is about 20 %, which the median
+// latency shows run after run, while tps also carries every stall of a
+// shared 2-core machine (one 3 s run in six loses a third of its tps).
+func TestExperimentSyncCommit(t *testing.T) {
+	url := pgtest.ConnString(t)
+	spec := experimentFile(t, `
+name: sync
+workload: {builtin: tpcb-like, scale: 2}
+load: {clients: 1, closed: true}
+protocol: {warmup: 1s, window: 3s, repeats: 5}
+variants:
+  - {name: sync-on, settings: {fsync: "on", synchronous_commit: "on"}}
+  - {name: sync-off, settings: {fsync: "on", synchronous_commit: "off"}}
+collect: false
+`)
+	env, log := testEnv(t, url, nil)
+	before := settingsOf(t, url, "fsync", "synchronous_commit")
+	rec := execute(t, spec, env, log)
+	if after := settingsOf(t, url, "fsync", "synchronous_commit"); !slices.Equal(before, after) {
+		t.Errorf("settings after the experiment %v, before %v", after, before)
+	}
+	if rec.Variants[1].Effective["synchronous_commit"] != "off" || rec.Variants[0].Effective["fsync"] != "on" {
+		t.Errorf("effective settings: %+v", rec.Variants)
+	}
+	for _, r := range rec.Runs {
+		t.Logf("run %d %s: %.1f tps, p50 %.3f ms", r.N, r.Variant, r.TPS, r.P50)
+	}
+	t.Logf("tps: %s", metricOf(t, rec.Comparisons[0], "tps").Verdict.Text)
+	m := metricOf(t, rec.Comparisons[0], "p50")
+	t.Logf("p50: %s", m.Verdict.Text)
+	if m.Verdict.Direction != stats.DirBetter || !(m.Verdict.Ratio.Hi < 1) {
+		t.Errorf("synchronous_commit off is not found faster: %s (ratio [%g, %g])", m.Verdict.Text, m.Verdict.Ratio.Lo, m.Verdict.Ratio.Hi)
+	}
+	if !strings.HasPrefix(m.Verdict.Text, "sync-off faster") {
+		t.Errorf("verdict %q does not name sync-off and the direction", m.Verdict.Text)
+	}
+}
+
+// seed004Indexes are the 14 extra indexes of seeds/004.
+var seed004Indexes = []string{
+	"CREATE INDEX pgbench_branches_idx1 ON pgbench_branches (bbalance)",
+	"CREATE INDEX pgbench_branches_idx2 ON pgbench_branches (filler)",
+	"CREATE INDEX pgbench_history_idx1 ON pgbench_history (tid)",
+	"CREATE INDEX pgbench_history_idx2 ON pgbench_history (bid)",
+	"CREATE INDEX pgbench_history_idx3 ON pgbench_history (aid)",
+	"CREATE INDEX pgbench_history_idx4 ON pgbench_history (delta)",
+	"CREATE INDEX pgbench_history_idx5 ON pgbench_history (mtime)",
+	"CREATE INDEX pgbench_history_idx6 ON pgbench_history (filler)",
+	"CREATE INDEX pgbench_tellers_idx1 ON pgbench_tellers (bid)",
+	"CREATE INDEX pgbench_tellers_idx2 ON pgbench_tellers (tbalance)",
+	"CREATE INDEX pgbench_tellers_idx3 ON pgbench_tellers (filler)",
+	"CREATE INDEX pgbench_accounts_idx1 ON pgbench_accounts (bid)",
+	"CREATE INDEX pgbench_accounts_idx2 ON pgbench_accounts (abalance)",
+	"CREATE INDEX pgbench_accounts_idx3 ON pgbench_accounts (filler)",
+}
+
+// TestExperimentIndexes: the 14 extra indexes of seeds/004 (setup SQL,
+// dropped by the teardown) against none, tpcb-like: the indexes make it
+// slower (no HOT updates of pgbench_accounts, 15 index entries per history
+// row), with an interval that excludes no change; afterwards the database
+// has its indexes as before.
+func TestExperimentIndexes(t *testing.T) {
+	url := pgtest.ConnString(t)
+	var drops []string
+	for _, c := range seed004Indexes {
+		name := strings.Fields(c)[2]
+		drops = append(drops, "DROP INDEX "+name)
+	}
+	quote := func(list []string) string {
+		q := make([]string, len(list))
+		for i, s := range list {
+			q[i] = fmt.Sprintf("%q", s)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	spec := experimentFile(t, `
+name: indexes
+workload: {builtin: tpcb-like, scale: 1}
+load: {clients: 2, closed: true}
+protocol: {warmup: 1s, window: 3s, repeats: 6}
+variants:
+  - {name: base}
+  - {name: indexes, setup: %s, teardown: %s}
+collect: false
+`, quote(seed004Indexes), quote(drops))
+	env, log := testEnv(t, url, nil)
+	rec := execute(t, spec, env, log)
+	if n := countIndexes(t, url); n != 3 {
+		t.Errorf("%d indexes on the pgbench tables after the experiment, want the 3 primary keys", n)
+	}
+	for _, r := range rec.Runs {
+		t.Logf("run %d %s: %.1f tps, p50 %.3f ms", r.N, r.Variant, r.TPS, r.P50)
+	}
+	t.Logf("tps: %s", metricOf(t, rec.Comparisons[0], "tps").Verdict.Text)
+	m := metricOf(t, rec.Comparisons[0], "p50")
+	t.Logf("p50: %s", m.Verdict.Text)
+	if m.Verdict.Direction != stats.DirWorse || !(m.Verdict.Ratio.Lo > 1) {
+		t.Errorf("the 14 indexes are not found slower: %s (ratio [%g, %g])", m.Verdict.Text, m.Verdict.Ratio.Lo, m.Verdict.Ratio.Hi)
+	}
+}
+
+func countIndexes(t *testing.T, url string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_indexes WHERE tablename LIKE 'pgbench_%'").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func settingsOf(t *testing.T, url string, names ...string) []string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var out []string
+	for _, n := range names {
+		var v string
+		if err := conn.QueryRow(ctx, "SELECT current_setting($1)", n).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, n+"="+v)
+	}
+	return out
+}
+
+// TestExperimentRestartSetting: a shared_buffers variant on a local cluster
+// restarts it to apply the setting and again to put it back.
+func TestExperimentRestartSetting(t *testing.T) {
+	url := pgtest.ConnString(t)
+	cluster := pgtest.Cluster(t)
+	spec := experimentFile(t, `
+name: sb
+workload: {builtin: select-only, scale: 1}
+load: {clients: 2, rate: 200}
+protocol: {warmup: 1s, window: 2s, repeats: 1}
+variants:
+  - {name: sb-96, settings: {shared_buffers: 96MB}}
+  - {name: sb-64, settings: {shared_buffers: 64MB}}
+collect: false
+`)
+	before := settingsOf(t, url, "shared_buffers")
+	autoBefore := autoConf(t, cluster.DataDir())
+	env, log := testEnv(t, url, cluster)
+	rec := execute(t, spec, env, log)
+	if got := settingsOf(t, url, "shared_buffers"); !slices.Equal(got, before) {
+		t.Errorf("shared_buffers after the experiment %v, before %v", got, before)
+	}
+	if got := autoConf(t, cluster.DataDir()); got != autoBefore {
+		t.Errorf("postgresql.auto.conf after the experiment:\n%s\nbefore:\n%s", got, autoBefore)
+	}
+	for i, want := range []string{"96MB", "64MB"} {
+		v := rec.Variants[i]
+		if v.Effective["shared_buffers"] != want || !v.Restart {
+			t.Errorf("variant %s: effective %v, restart %v", v.Name, v.Effective, v.Restart)
+		}
+	}
+	if len(rec.Runs) != 2 || rec.Runs[0].TPS == 0 || rec.Runs[1].TPS == 0 {
+		t.Errorf("runs: %+v", rec.Runs)
+	}
+}
+
+func autoConf(t *testing.T, dataDir string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dataDir, "postgresql.auto.conf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// dbState is what a bad experiment must leave as it was: the settings in
+// postgresql.auto.conf and in effect, and the relations.
+func dbState(t *testing.T, url string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var s string
+	err = conn.QueryRow(ctx, `SELECT
+		coalesce((SELECT string_agg(name || '=' || coalesce(setting, ''), ',' ORDER BY name) FROM pg_file_settings WHERE sourcefile LIKE '%auto.conf'), '') || ' | ' ||
+		(SELECT string_agg(name || '=' || setting, ',' ORDER BY name) FROM pg_settings WHERE name IN ('work_mem', 'fsync', 'synchronous_commit', 'max_locks_per_transaction', 'shared_buffers')) || ' | ' ||
+		coalesce((SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class WHERE relnamespace = 'public'::regnamespace), '')`).Scan(&s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestExperimentBadFiles: experiment files that are wrong in the file, or
+// wrong for this server, give an error that says where and what, and leave
+// the database as it was (nothing run, settings and tables unchanged).
+func TestExperimentBadFiles(t *testing.T) {
+	url := pgtest.ConnString(t)
+	// The pgbench tables, for the files that need them.
+	env, log := testEnv(t, url, nil)
+	execute(t, experimentFile(t, `
+workload: {builtin: select-only, scale: 1}
+load: {clients: 1, rate: 50}
+protocol: {warmup: 0s, window: 1s, repeats: 1}
+collect: false
+`), env, log)
+	noTables := pgtest.ConnString(t)
+
+	dir := t.TempDir()
+	cases := []struct {
+		name, file, url string
+		want            []string // substrings of the error
+	}{
+		{"unknown key", "load: {clients: 2, rate: 10, rat: 5}\n", url, []string{":1:", "load.rat", "rate"}},
+		{"duration without unit", "load: {rate: 10}\nprotocol: {window: 60}\n", url, []string{":2:", "protocol.window", "unit"}},
+		{"two load models", "load: {rate: 10, closed: true}\n", url, []string{"load.closed", "exclude each other"}},
+		{"injection after the window", "load: {rate: 10}\nprotocol: {window: 10s}\ninjections: [{at: 20s, kind: checkpoint}]\n", url,
+			[]string{":3:", "injections[0].at", "after the end of the measured window"}},
+		{"missing script file", "workload: {scripts: [{file: nosuch.sql}]}\nload: {rate: 10}\n", url, []string{"nosuch.sql"}},
+		{"setting unknown to the server", "load: {rate: 10}\nprotocol: {window: 2s}\nvariants: [{name: a, settings: {pgtrial_no_such_setting: 1}}]\n", url,
+			[]string{":3:", "variants[0].settings.pgtrial_no_such_setting", "has no setting"}},
+		{"read-only setting", "load: {rate: 10}\nprotocol: {window: 2s}\nvariants: [{name: a, settings: {block_size: 4096}}]\n", url,
+			[]string{"variants[0].settings.block_size", "read-only"}},
+		{"restart setting without a way to restart", "load: {rate: 10}\nprotocol: {window: 2s}\nvariants: [{name: a, settings: {max_locks_per_transaction: 128}}]\n", url,
+			[]string{"variants[0].settings.max_locks_per_transaction", "needs a server restart", "restart_command"}},
+		{"injection on a missing table", "workload: {builtin: select-only}\nload: {rate: 10}\nprotocol: {window: 5s}\ninjections: [{at: 1s, kind: lock, table: no_such_table, duration: 1s}]\n", url,
+			[]string{":4:", "no_such_table", "does not exist"}},
+		{"built-in script without the pgbench tables", "workload: {builtin: tpcb-like}\nload: {rate: 10}\nprotocol: {window: 2s}\n", noTables,
+			[]string{"pgbench_branches", "pgtrial init"}},
+		{"bad setting value", "workload: {builtin: select-only}\nload: {rate: 10}\nprotocol: {window: 2s}\nvariants: [{name: a, settings: {work_mem: lots}}]\n", url,
+			[]string{"variant a", "work_mem"}},
+		{"failing setup SQL", "workload: {builtin: select-only}\nload: {rate: 10}\nprotocol: {window: 2s}\nvariants: [{name: a, settings: {work_mem: 7MB}, setup: [\"CREATE INDEX ON no_such_table (x)\"]}]\n", url,
+			[]string{"variant a", "setup statement 1", "no_such_table"}},
+		{"ramp with a window", "load: {ramp: {by: rate, from: 10, to: 20, steps: 2}}\nprotocol: {window: 10s}\n", url,
+			[]string{"protocol.window", "step_duration"}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := dbState(t, c.url)
+			path := filepath.Join(dir, fmt.Sprintf("bad%d.yaml", i))
+			if err := os.WriteFile(path, []byte(c.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			expDir := filepath.Join(dir, fmt.Sprintf("exp%d", i))
+			var err error
+			var rec *Record
+			spec, err := Load(path)
+			if err == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				rec, err = Execute(ctx, spec, Env{ConnString: c.url, Dir: expDir})
+				cancel()
+			}
+			if err == nil {
+				t.Fatalf("no error")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if rec != nil && len(rec.Runs) > 0 {
+				t.Errorf("%d runs were made", len(rec.Runs))
+			}
+			if after := dbState(t, c.url); after != before {
+				t.Errorf("the database changed:\nbefore %s\nafter  %s", before, after)
+			}
+		})
+	}
+}
+
+// TestExperimentRamp: a ramp by rate runs its levels in order and reports
+// each with its waits by type. The script sleeps 5 ms, so 2 clients carry
+// at most 400 tx/s and the sampled sessions wait on Timeout:PgSleep.
+func TestExperimentRamp(t *testing.T) {
+	url := pgtest.ConnString(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "sleep.sql"), []byte("SELECT pg_sleep(0.005);\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "ramp.yaml")
+	if err := os.WriteFile(path, []byte(`
+workload: {scripts: [{file: sleep.sql}]}
+load: {clients: 2, ramp: {by: rate, from: 50, to: 200, steps: 3, spacing: geometric, step_duration: 2s}}
+protocol: {warmup: 1s, repeats: 1}
+collect: [waits]
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	spec, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, log := testEnv(t, url, nil)
+	rec := execute(t, spec, env, log)
+	if len(rec.Runs) != 3 || len(rec.Ramp) != 3 {
+		t.Fatalf("%d runs, %d ramp levels", len(rec.Runs), len(rec.Ramp))
+	}
+	for i, want := range []float64{50, 100, 200} {
+		l := rec.Ramp[i]
+		if l.Level != want || l.TPS < 0.8*want || l.TPS > 1.2*want {
+			t.Errorf("level %d: %+v, want level %g at about that tps", i, l, want)
+		}
+		if l.Waits["Timeout"] < 0.5 {
+			t.Errorf("level %g: waits %v, want mostly Timeout (pg_sleep)", want, l.Waits)
+		}
+	}
+	var b bytes.Buffer
+	WriteText(&b, rec, env.Dir)
+	if !strings.Contains(b.String(), "ramp (median over the repeats") || !strings.Contains(b.String(), "Timeout %") {
+		t.Errorf("no ramp table with waits:\n%s", b.String())
+	}
+}
+
+// TestDemoShort: the demo's protocol with short windows: the table, the
+// stall comparison with an open-model p99 far above the closed one, and
+// the checklist.
+func TestDemoShort(t *testing.T) {
+	url := pgtest.ConnString(t)
+	env, log := testEnv(t, url, nil)
+	cfg := DemoConfig{Scale: 1, Clients: 2, short: &demoTimes{firstWarmup: time.Second, warmup: 500 * time.Millisecond,
+		window: 2 * time.Second, stallWindow: 5 * time.Second, lockAt: time.Second, lockFor: 2 * time.Second}}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rec, err := Demo(ctx, cfg, env)
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, log)
+	}
+	if len(rec.Runs) != 14 {
+		t.Errorf("%d runs, want 3 + 9 + 2", len(rec.Runs))
+	}
+	var closed, open *RunRecord
+	for i := range rec.Runs {
+		switch rec.Runs[i].Variant {
+		case demoStallClosed:
+			closed = &rec.Runs[i]
+		case demoStallOpen:
+			open = &rec.Runs[i]
+		}
+	}
+	if closed == nil || open == nil {
+		t.Fatal("no stall runs")
+	}
+	if len(open.Injected) != 1 || open.Injected[0].Acquired.IsZero() || open.Injected[0].Err != "" {
+		t.Errorf("injection: %+v", open.Injected)
+	}
+	if !(open.P99 > 10*closed.P99) || open.P99 < 1000 {
+		t.Errorf("stall: open p99 %.1f ms, closed p99 %.1f ms: want the open one above 1 s and 10× the closed one", open.P99, closed.P99)
+	}
+	var b bytes.Buffer
+	WriteDemo(&b, rec, env.Dir)
+	for _, want := range []string{"closed-model ceiling", "30 %", "60 %", "90 %", "skipped %", "stall (2s ACCESS EXCLUSIVE lock on pgbench_branches", "checklist:", "interleaved"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the report lacks %q:\n%s", want, b.String())
+		}
+	}
+	t.Logf("\n%s", b.String())
+}
