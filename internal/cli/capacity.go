@@ -360,8 +360,8 @@ func runCapacity(ctx context.Context, o *capacityOptions, spec *experiment.Spec,
 		Out:         out.println,
 		Interrupt:   sigs.get,
 	}
-	if !o.quiet {
-		env.Status = out.status
+	if !o.quiet && out.tty {
+		env.Status = out.status // a line a second is noise in a log: only on a terminal
 	}
 	out.println(fmt.Sprintf("pgtrial: capacity search for %s: writing %s", spec.Search.SLO, dir))
 	rec, err := experiment.Execute(ctx, spec, env)

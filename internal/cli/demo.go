@@ -94,8 +94,8 @@ func runDemo(ctx context.Context, o *demoOptions, info BuildInfo, stdout, stderr
 		Tool:        results.Tool{Name: "pgtrial", Version: info.Version, Commit: commit, Go: runtime.Version()},
 		CommandLine: os.Args, Out: out.println, Interrupt: sigs.get,
 	}
-	if !o.quiet {
-		env.Status = out.status
+	if !o.quiet && out.tty {
+		env.Status = out.status // a line a second is noise in a log: only on a terminal
 	}
 	rec, err := experiment.Demo(ctx, experiment.DemoConfig{Full: o.full, Scale: o.scale, Clients: o.clients}, env)
 	out.end()

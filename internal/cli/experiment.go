@@ -123,8 +123,8 @@ func runExperiment(ctx context.Context, o *experimentOptions, file string, info 
 		Out:         out.println,
 		Interrupt:   sigs.get,
 	}
-	if !o.quiet {
-		env.Status = out.status
+	if !o.quiet && out.tty {
+		env.Status = out.status // a line a second is noise in a log: only on a terminal
 	}
 	out.println(fmt.Sprintf("pgtrial: experiment %s: writing %s", spec.Name, dir))
 	rec, err := experiment.Execute(ctx, spec, env)

@@ -551,7 +551,7 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 		r.out("pgtrial: warning: %v", err)
 	}
 	out := &r.rec.Runs[len(r.rec.Runs)-1]
-	r.out("pgtrial: %s: %.1f tps, p50 %.3g ms, p99 %.3g ms%s", name, rr.TPS, rr.P50, rr.P99, skippedText(rr.SkippedShare))
+	r.out("pgtrial: %s: %.1f tps, p50 %s ms, p99 %s ms%s", name, rr.TPS, ms(rr.P50), ms(rr.P99), skippedText(rr.SkippedShare))
 	if res.Interrupted {
 		return out, fmt.Errorf("run %s interrupted by %s", name, res.Reason)
 	}
