@@ -25,13 +25,13 @@ const (
 // It is rewritten after every run, so an interrupted experiment keeps the
 // runs it made.
 type Record struct {
-	Schema      int       `json:"schema"`
-	Name        string    `json:"name"`
-	Description string    `json:"description,omitempty"`
-	File        string    `json:"file,omitempty"`
-	StartedAt   time.Time `json:"started_at"`
-	EndedAt     time.Time `json:"ended_at,omitzero"`
-	Tool        results.Tool
+	Schema      int          `json:"schema"`
+	Name        string       `json:"name"`
+	Description string       `json:"description,omitempty"`
+	File        string       `json:"file,omitempty"`
+	StartedAt   time.Time    `json:"started_at"`
+	EndedAt     time.Time    `json:"ended_at,omitzero"`
+	Tool        results.Tool `json:"tool"`
 
 	Target   results.Target `json:"target"`
 	Workload string         `json:"workload"`
