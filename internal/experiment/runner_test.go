@@ -323,7 +323,8 @@ func autoConf(t *testing.T, dataDir string) string {
 }
 
 // dbState is what a bad experiment must leave as it was: the settings in
-// postgresql.auto.conf and in effect, and the relations.
+// postgresql.auto.conf and in effect, and the relations other than the
+// workload's pgbench tables (which an experiment with a scale loads).
 func dbState(t *testing.T, url string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -337,7 +338,7 @@ func dbState(t *testing.T, url string) string {
 	err = conn.QueryRow(ctx, `SELECT
 		coalesce((SELECT string_agg(name || '=' || coalesce(setting, ''), ',' ORDER BY name) FROM pg_file_settings WHERE sourcefile LIKE '%auto.conf'), '') || ' | ' ||
 		(SELECT string_agg(name || '=' || setting, ',' ORDER BY name) FROM pg_settings WHERE name IN ('work_mem', 'fsync', 'synchronous_commit', 'max_locks_per_transaction', 'shared_buffers')) || ' | ' ||
-		coalesce((SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class WHERE relnamespace = 'public'::regnamespace), '')`).Scan(&s)
+		coalesce((SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relname NOT LIKE 'pgbench\_%'), '')`).Scan(&s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,4 +508,45 @@ func TestDemoShort(t *testing.T) {
 		}
 	}
 	t.Logf("\n%s", b.String())
+}
+
+// TestExperimentInterrupted: cancelling an experiment during a run of a
+// variant ends it with the runs so far recorded and the variant's settings
+// and setup undone.
+func TestExperimentInterrupted(t *testing.T) {
+	url := pgtest.ConnString(t)
+	spec := experimentFile(t, `
+workload: {builtin: select-only, scale: 1}
+load: {clients: 1, rate: 100}
+protocol: {warmup: 0s, window: 3s, repeats: 2}
+variants:
+  - {name: a}
+  - {name: b, settings: {work_mem: 7MB}, setup: ["CREATE TABLE interrupted_probe (x int)"], teardown: ["DROP TABLE interrupted_probe"]}
+collect: false
+`)
+	before := dbState(t, url)
+	env, log := testEnv(t, url, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	env.Out = func(s string) {
+		log.add(s)
+		if strings.Contains(s, "variant b, repeat 1") {
+			once.Do(func() { time.AfterFunc(1500*time.Millisecond, cancel) })
+		}
+	}
+	rec, err := Execute(ctx, spec, env)
+	if err == nil || rec == nil {
+		t.Fatalf("err %v, record %v\n%s", err, rec != nil, log)
+	}
+	if !rec.Interrupted || len(rec.Runs) != 2 || !rec.Runs[1].Interrupted {
+		t.Errorf("interrupted %v, runs %+v", rec.Interrupted, rec.Runs)
+	}
+	if after := dbState(t, url); after != before {
+		t.Errorf("the database changed:\nbefore %s\nafter  %s", before, after)
+	}
+	loaded, lerr := LoadRecord(env.Dir)
+	if lerr != nil || !loaded.Interrupted || len(loaded.Runs) != 2 {
+		t.Errorf("experiment.json: %v, %+v", lerr, loaded)
+	}
 }
