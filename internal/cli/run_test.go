@@ -265,7 +265,13 @@ func TestRunRecorderBoundary(t *testing.T) {
 		failed     int64
 	}
 	var ticks []seen
+	var measureCalled time.Time // when OnPhase heard of the measured phase
 	rec := trial.NewRecorder(trial.RecorderConfig{
+		OnPhase: func(phase string, at time.Time) {
+			if phase == results.PhaseMeasure {
+				measureCalled = time.Now()
+			}
+		},
 		Set: set, Dir: dir, ScriptNames: []string{"s"}, Interval: 100 * time.Millisecond, Warmup: 250 * time.Millisecond,
 		OnInterval: func(t *trial.Tick) {
 			ticks = append(ticks, seen{t.Phase, t.Interval.Start, t.Interval.End, t.Interval.Total.Stats.Count, t.Final, t.Run.Failed()})
@@ -311,6 +317,17 @@ func TestRunRecorderBoundary(t *testing.T) {
 	}
 	if !sawBoundary {
 		t.Errorf("no interval ends on the warm-up's end")
+	}
+	// OnPhase hears of the measured phase at the warm-up's last tick, before
+	// the first measured interval ends (a snapshot taken one interval late
+	// gave that interval's statements and CPU to the warm-up).
+	for _, tk := range ticks {
+		if tk.phase == results.PhaseMeasure {
+			if measureCalled.IsZero() || !measureCalled.Before(tk.end) {
+				t.Errorf("OnPhase(measure) at %v, the first measured interval ended at %v", measureCalled, tk.end)
+			}
+			break
+		}
 	}
 	if warmTx+measTx != int64(committed) || measure.Total.Stats.Count != measTx || warmTx == 0 || measTx == 0 {
 		t.Errorf("recorded %d, warm-up %d, measure %d, accumulated %d", committed, warmTx, measTx, measure.Total.Stats.Count)

@@ -42,14 +42,14 @@ func Summarize(dir string, from, to time.Time, interval time.Duration, committed
 		note("server evidence", serverEvidence(dir, from, to, interval, committed, ev))
 	}
 	if has(results.WaitsFile) {
-		w, err := waitsEvidence(dir, from, to, interval, EvidenceTopWaits)
+		w, byType, err := waitsEvidence(dir, from, to, interval, EvidenceTopWaits)
 		note("wait evidence", err)
-		ev.Waits = w
+		ev.Waits, ev.WaitTypes = w, byType
 	}
 	if has(results.StatementsFile) {
-		s, err := statementsEvidence(dir, results.PhaseMeasure, EvidenceTopStatements)
+		s, calls, rows, err := statementsEvidence(dir, results.PhaseMeasure, EvidenceTopStatements)
 		note("statement evidence", err)
-		ev.Statements = s
+		ev.Statements, ev.Calls, ev.Rows = s, calls, rows
 	}
 	if has(results.OSFile) {
 		note("OS evidence", osEvidence(dir, from, to, interval, ev))

@@ -639,10 +639,10 @@ func ReadStatements(dir string) ([]StatementRow, error) {
 // Share = the statement's total execution time / the total of all
 // top-level statements of the phase (nested statements' time is already in
 // their callers'); the per-call figures are the phase's sums / its calls.
-func statementsEvidence(dir string, phase string, top int) ([]results.StatementCost, error) {
+func statementsEvidence(dir string, phase string, top int) (list []results.StatementCost, calls, rowCount int64, err error) {
 	rows, err := ReadStatements(dir)
 	if err != nil {
-		return nil, err
+		return nil, 0, 0, err
 	}
 	type sum struct {
 		cost           results.StatementCost
@@ -657,6 +657,8 @@ func statementsEvidence(dir string, phase string, top int) ([]results.StatementC
 		}
 		if !r.Nested {
 			all += r.TotalExecMs
+			calls += r.Calls
+			rowCount += r.Rows
 		}
 		s := byID[r.QueryID]
 		if s == nil {
@@ -694,5 +696,5 @@ func statementsEvidence(dir string, phase string, top int) ([]results.StatementC
 	if top > 0 && len(out) > top {
 		out = out[:top]
 	}
-	return out, nil
+	return out, calls, rowCount, nil
 }

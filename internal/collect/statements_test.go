@@ -229,7 +229,7 @@ func TestStatementsTwoPhases(t *testing.T) {
 			t.Errorf("the update ran only in the warm-up, yet has a measured row: %+v", r)
 		}
 	}
-	ev, err := statementsEvidence(cfg.Dir, results.PhaseMeasure, EvidenceTopStatements)
+	ev, _, _, err := statementsEvidence(cfg.Dir, results.PhaseMeasure, EvidenceTopStatements)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,9 +314,14 @@ measure,2025-01-01T00:01:10.000Z,70.000,5,10,true,1,1,0.5`
 	if err := os.WriteFile(filepath.Join(dir, results.StatementsFile), []byte(csvText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, err := statementsEvidence(dir, results.PhaseMeasure, 3)
+	got, calls, rows, err := statementsEvidence(dir, results.PhaseMeasure, 3)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Top-level calls and rows of the phase, every statement (not only the
+	// top 3): 100 + 50 + 10 + 1; the nested one is counted in its caller.
+	if calls != 161 || rows != 161 {
+		t.Errorf("calls %d, rows %d; want 161, 161", calls, rows)
 	}
 	// Top-level time of the phase: 300 + 150 + 500 + 1 = 951 ms (the cut
 	// last line is not read; the nested statement's time is its caller's).
@@ -340,21 +345,21 @@ measure,2025-01-01T00:01:10.000Z,70.000,5,10,true,1,1,0.5`
 		}
 	}
 
-	warm, err := statementsEvidence(dir, results.PhaseWarmup, 0)
+	warm, _, _, err := statementsEvidence(dir, results.PhaseWarmup, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(warm) != 1 || warm[0].Calls != 1000 || warm[0].Share != 1 {
 		t.Errorf("warm-up: %+v, want statement 1 alone with 1000 calls", warm)
 	}
-	all5, err := statementsEvidence(dir, results.PhaseMeasure, 0)
+	all5, _, _, err := statementsEvidence(dir, results.PhaseMeasure, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(all5) != 4 {
 		t.Errorf("top 0: %d statements, want all 4", len(all5))
 	}
-	if _, err := statementsEvidence(t.TempDir(), results.PhaseMeasure, 3); err == nil {
+	if _, _, _, err := statementsEvidence(t.TempDir(), results.PhaseMeasure, 3); err == nil {
 		t.Error("no error without statements.csv")
 	}
 }

@@ -599,10 +599,10 @@ func ReadWaits(dir string) ([]WaitRow, error) {
 // / the ticks of the window's intervals (each interval's ticks counted
 // once). A file whose window has no "client" rows but "all" rows (a
 // pg_wait_sampling profile kept without pids) is summarised over those.
-func waitsEvidence(dir string, from, to time.Time, interval time.Duration, top int) ([]results.WaitShare, error) {
+func waitsEvidence(dir string, from, to time.Time, interval time.Duration, top int) ([]results.WaitShare, map[string]float64, error) {
 	rows, err := ReadWaits(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var in []WaitRow
 	hasClient := false
@@ -640,10 +640,12 @@ func waitsEvidence(dir string, from, to time.Time, interval time.Duration, top i
 		total += r.Samples
 	}
 	if total == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	out := make([]results.WaitShare, 0, len(samples))
+	byType := map[string]float64{}
 	for k, n := range samples {
+		byType[names[k].typ] += float64(n) / float64(total)
 		s := results.WaitShare{Type: names[k].typ, Event: names[k].event, Samples: n, Share: float64(n) / float64(total)}
 		if allTicks > 0 {
 			s.AvgSessions = float64(n) / float64(allTicks)
@@ -656,5 +658,5 @@ func waitsEvidence(dir string, from, to time.Time, interval time.Duration, top i
 	if top > 0 && len(out) > top {
 		out = out[:top]
 	}
-	return out, nil
+	return out, byType, nil
 }

@@ -458,9 +458,15 @@ func TestWaitsEvidence(t *testing.T) {
 		t.Errorf("row 3: %+v", r)
 	}
 
-	got, err := waitsEvidence(dir, start.Add(time.Second), start.Add(4*time.Second), time.Second, 3)
+	got, byType, err := waitsEvidence(dir, start.Add(time.Second), start.Add(4*time.Second), time.Second, 3)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// By type, every sample (IO too, which the top 3 leave out).
+	for typ, want := range map[string]float64{"CPU": 15.0 / 35, "Lock": 10.0 / 35, "BufferPin": 5.0 / 35, "IO": 5.0 / 35} {
+		if !wtNear(byType[typ], want) {
+			t.Errorf("share of %s: %g, want %g (all: %v)", typ, byType[typ], want, byType)
+		}
 	}
 	// Window (1 s, 4 s]: client samples CPU 15, Lock 10, BufferPin 5, IO 5
 	// (35); ticks 30 (three intervals, each counted once).
@@ -478,12 +484,12 @@ func TestWaitsEvidence(t *testing.T) {
 			t.Errorf("waitsEvidence[%d] = %+v, want %+v", i, g, w)
 		}
 	}
-	all, err := waitsEvidence(dir, start.Add(time.Second), start.Add(4*time.Second), time.Second, 10)
+	all, _, err := waitsEvidence(dir, start.Add(time.Second), start.Add(4*time.Second), time.Second, 10)
 	if err != nil || len(all) != 4 || all[3].Type != "IO" {
 		t.Errorf("top 10: %+v, %v", all, err)
 	}
 	// A window with no samples of active client backends.
-	if got, err := waitsEvidence(dir, start.Add(2*time.Second), start.Add(3*time.Second), time.Second, 3); err != nil || len(got) != 0 {
+	if got, _, err := waitsEvidence(dir, start.Add(2*time.Second), start.Add(3*time.Second), time.Second, 3); err != nil || len(got) != 0 {
 		t.Errorf("empty window: %+v, %v", got, err)
 	}
 	if WaitTypeClass("BufferPin") != WaitTypeClass("Buffer") || WaitTypeClass("Lock") != "Lock" {

@@ -170,20 +170,11 @@ func rampLevel(variant string, level float64, runs []compare.RunRef) RampLevel {
 		if ev == nil {
 			continue
 		}
-		byType := map[string]float64{}
-		for _, w := range ev.Waits {
-			byType[w.Type] += w.Share
-		}
-		for k, v := range byType {
+		for k, v := range ev.WaitTypes {
 			waits[k] = append(waits[k], v)
 		}
-		if sec := ev.To.Sub(ev.From).Seconds(); sec > 0 && len(ev.Statements) > 0 {
-			var c, rw int64
-			for _, st := range ev.Statements {
-				c += st.Calls
-				rw += st.Rows
-			}
-			calls, rows = append(calls, float64(c)/sec), append(rows, float64(rw)/sec)
+		if sec := ev.To.Sub(ev.From).Seconds(); sec > 0 && ev.Calls > 0 {
+			calls, rows = append(calls, float64(ev.Calls)/sec), append(rows, float64(ev.Rows)/sec)
 		}
 		rl.Runs = append(rl.Runs, ref.Label)
 	}

@@ -442,6 +442,11 @@ collect: false
 // at most 400 tx/s and the sampled sessions wait on Timeout:PgSleep.
 func TestExperimentRamp(t *testing.T) {
 	url := pgtest.ConnString(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := serverctl.Exec(ctx, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
+		t.Fatalf("pg_stat_statements (the test cluster preloads it when installed): %v", err)
+	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "sleep.sql"), []byte("SELECT pg_sleep(0.005);\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -451,7 +456,7 @@ func TestExperimentRamp(t *testing.T) {
 workload: {scripts: [{file: sleep.sql}]}
 load: {clients: 2, ramp: {by: rate, from: 50, to: 200, steps: 3, spacing: geometric, step_duration: 2s}}
 protocol: {warmup: 1s, repeats: 1}
-collect: [waits]
+collect: [waits, statements]
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -471,6 +476,10 @@ collect: [waits]
 		}
 		if l.Waits["Timeout"] < 0.5 {
 			t.Errorf("level %g: waits %v, want mostly Timeout (pg_sleep)", want, l.Waits)
+		}
+		// Operational speed: one statement and one row per transaction.
+		if l.CallsPerSec < 0.8*l.TPS || l.CallsPerSec > 1.2*l.TPS || l.RowsPerSec < 0.8*l.TPS || l.RowsPerSec > 1.2*l.TPS {
+			t.Errorf("level %g: %.1f calls/s and %.1f rows/s at %.1f tps, want about equal", want, l.CallsPerSec, l.RowsPerSec, l.TPS)
 		}
 	}
 	var b bytes.Buffer

@@ -69,7 +69,8 @@ type RecorderConfig struct {
 	OnInterval func(t *Tick)
 	// OnPhase, if set, is called when a phase starts (the first one at the
 	// bench start, from Start; the measured phase after a warm-up from the
-	// recorder's goroutine) with the phase's start. It must not block.
+	// recorder's goroutine, at the tick that ends the warm-up) with the
+	// phase's start. It must not block.
 	OnPhase func(phase string, at time.Time)
 	// OnWriteError, if set, is called once, with the first error writing the
 	// run directory (the run goes on; Stop returns the error too).
@@ -186,14 +187,15 @@ func (r *Recorder) tick(sched, now time.Time, final bool) {
 	}
 	if phase == results.PhaseWarmup {
 		r.warmupEnd = now
+		if !final && !sched.Before(r.boundary) {
+			// The warm-up's last interval: the measured phase starts now,
+			// and OnPhase hears of it now (a snapshot of the server's
+			// counters, pgtrial's CPU, injections), not one interval later.
+			r.startMeasure(now)
+		}
 	} else {
 		if !r.measureStarted {
-			r.measureStarted = true
-			r.event(results.Event{Time: iv.Start, Kind: results.EventPhase, Phase: results.PhaseMeasure,
-				Message: phaseMessage(results.PhaseMeasure, 0)})
-			if r.cfg.OnPhase != nil {
-				r.cfg.OnPhase(results.PhaseMeasure, iv.Start)
-			}
+			r.startMeasure(iv.Start)
 		}
 		r.measure.Merge(iv)
 	}
@@ -204,6 +206,19 @@ func (r *Recorder) tick(sched, now time.Time, final bool) {
 	}
 	// Everything above copied what it needed: the next tick refills iv.
 	r.cfg.Set.Recycle(iv)
+}
+
+// startMeasure records the start of the measured phase at t.
+func (r *Recorder) startMeasure(t time.Time) {
+	if r.measureStarted {
+		return
+	}
+	r.measureStarted = true
+	r.event(results.Event{Time: t, Kind: results.EventPhase, Phase: results.PhaseMeasure,
+		Message: phaseMessage(results.PhaseMeasure, 0)})
+	if r.cfg.OnPhase != nil {
+		r.cfg.OnPhase(results.PhaseMeasure, t)
+	}
 }
 
 // firstErrors writes an event for each failure class seen for the first
