@@ -82,15 +82,15 @@ type Evidence struct {
 	TempBytes     int64 `json:"temp_bytes"`
 	Deadlocks     int64 `json:"deadlocks"`
 
-	Waits      []WaitShare     `json:"waits,omitempty"`      // client backends, most sampled first
+	Waits []WaitShare `json:"waits,omitempty"` // client backends, most sampled first
 	// WaitTypes is every sample's share by wait_event_type ("CPU": active
 	// without a wait), not only the top events of Waits.
 	WaitTypes map[string]float64 `json:"wait_types,omitempty"`
 	// Calls and Rows are the window's top-level statements in
 	// pg_stat_statements (pg_expecto's "operational speed" is their rate,
 	// kept as two series).
-	Calls int64 `json:"calls,omitempty"`
-	Rows  int64 `json:"rows,omitempty"`
+	Calls      int64           `json:"calls,omitempty"`
+	Rows       int64           `json:"rows,omitempty"`
 	Statements []StatementCost `json:"statements,omitempty"` // by total execution time, largest first
 	Autovacuum []TableVacuum   `json:"autovacuum,omitempty"` // tables autovacuumed or autoanalysed in the window
 
