@@ -574,3 +574,47 @@ collect: false
 		t.Errorf("experiment.json: %v, %+v", lerr, loaded)
 	}
 }
+
+// TestExperimentRestartCommand: a remote target (a URL) with a
+// restart_command applies a restart setting through the command and puts
+// it back through it; without the command the same file is refused before
+// anything changes (TestExperimentBadFiles).
+func TestExperimentRestartCommand(t *testing.T) {
+	url := pgtest.ConnString(t)
+	cluster := pgtest.Cluster(t)
+	bins, err := cluster.Binaries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// pg_ctl restart reuses the server's options (postmaster.opts).
+	cmd := fmt.Sprintf("%s restart -D %s -m fast -w -t 60 -l %s", bins.Path("pg_ctl"), cluster.DataDir(), cluster.LogFile())
+	if u := cluster.OSUser(); u.Switch {
+		cmd = fmt.Sprintf("su -s /bin/sh %s -c '%s'", u.Name, cmd)
+	}
+	spec := experimentFile(t, `
+target: {url: %q, restart_command: %q}
+workload: {builtin: select-only, scale: 1}
+load: {clients: 1, rate: 100}
+protocol: {warmup: 0s, window: 1s, repeats: 1}
+variants: [{name: locks, settings: {max_locks_per_transaction: 128}}]
+collect: false
+`, url, cmd)
+	if spec.Target.RestartCommand == "" {
+		t.Fatal("no restart_command parsed")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	conn, restarter, err := ResolveTarget(ctx, spec.Target, nil)
+	if err != nil || restarter == nil {
+		t.Fatalf("ResolveTarget: %v, %v", restarter, err)
+	}
+	before := settingsOf(t, url, "max_locks_per_transaction")
+	env, log := testEnv(t, conn, restarter)
+	rec := execute(t, spec, env, log)
+	if v := rec.Variants[0]; v.Effective["max_locks_per_transaction"] != "128" || !v.Restart {
+		t.Errorf("variant: %+v", v)
+	}
+	if after := settingsOf(t, url, "max_locks_per_transaction"); !slices.Equal(after, before) {
+		t.Errorf("after %v, before %v", after, before)
+	}
+}
