@@ -57,7 +57,7 @@
 //	                      and the server collector was watching. Value: runs.
 //
 // The item "stall calibration" of §8 belongs to experiments with an
-// injected stall and is not built here.
+// injected stall: StallVisible (experiment.go).
 package checks
 
 import (
@@ -98,6 +98,7 @@ const (
 	ItemClientCPU      = "client_cpu"
 	ItemRateAchieved   = "rate_achieved"
 	ItemAutovacuum     = "autovacuum_in_window"
+	ItemStallVisible   = "stall_visible" // experiments with an injected lock only (StallVisible)
 )
 
 // Thresholds of the rules (see the package comment).

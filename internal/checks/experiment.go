@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/pgtrial/pgtrial/internal/results"
@@ -207,4 +208,69 @@ func Text(list []results.Check) string {
 		fmt.Fprintf(&b, "  %-4s  %-*s  %s\n", c.Status, width, c.Name, c.Message)
 	}
 	return b.String()
+}
+
+// StallRun is a run with an injected lock, as StallVisible judges it.
+type StallRun struct {
+	Label  string  // "run 14 (stall-open)"
+	Open   bool    // open model
+	P99Ms  float64 // response p99 of the measured window
+	LockMs float64 // how long the lock was held (acquired → released)
+}
+
+// StallVisible is the item "stall_visible" (DESIGN §8: an injected stall
+// visible in p99): a lock held for D blocks every transaction that touches
+// its table, so in an open model the transactions scheduled during it wait
+// up to D and the run's p99 reaches at least D/2 whenever they are more
+// than 1 % of the window's. Pass when every open-model run shows it; warn
+// for an open-model run whose p99 stays below D/2 (the stall did not reach
+// the measured transactions: another table, a window long enough to dilute
+// it below 1 %, or the lock not granted); closed-model runs are listed as
+// the calibration's contrast: their clients stop sending while blocked
+// (coordinated omission), so a stall hardly reaches their p99.
+// Value: the smallest p99/D of the open-model runs.
+func StallVisible(runs []StallRun) results.Check {
+	c := results.Check{Name: ItemStallVisible, Status: Pass}
+	var hidden, closed []string
+	worst, nOpen := math.Inf(1), 0
+	for _, r := range runs {
+		if !(r.LockMs > 0) {
+			continue
+		}
+		ratio := r.P99Ms / r.LockMs
+		if !r.Open {
+			closed = append(closed, fmt.Sprintf("%s p99 %.3g ms", r.Label, r.P99Ms))
+			continue
+		}
+		nOpen++
+		worst = math.Min(worst, ratio)
+		if ratio < 0.5 {
+			hidden = append(hidden, fmt.Sprintf("%s: p99 %.3g ms for a %.3g s lock", r.Label, r.P99Ms, r.LockMs/1000))
+		}
+	}
+	switch {
+	case nOpen == 0 && len(closed) == 0:
+		c.Status = Warn
+		c.Message = "no lock was held in any run: the injection did not take effect (see the runs' injection events)"
+		return c
+	case nOpen == 0:
+		c.Status = Warn
+		c.Message = "only closed-model runs had the stall (" + strings.Join(closed, "; ") + "): their clients stop sending while blocked (coordinated omission), so the stall hides; add an open-model run to see it"
+		return c
+	}
+	c.Value = worst
+	if len(hidden) > 0 {
+		c.Status = Warn
+		c.Message = "the injected stall is not visible in p99 of " + strings.Join(hidden, "; ") + ": check that the locked table is one the workload uses and that it is more than 1 % of the window"
+	} else {
+		which := "the open-model run"
+		if nOpen > 1 {
+			which = fmt.Sprintf("all %d open-model runs", nOpen)
+		}
+		c.Message = fmt.Sprintf("the injected stall shows in the p99 of %s (p99 ≥ %.2g × the lock's length)", which, worst)
+	}
+	if len(closed) > 0 {
+		c.Message += "; closed model for contrast: " + strings.Join(closed, "; ")
+	}
+	return c
 }

@@ -117,3 +117,36 @@ func TestCombine(t *testing.T) {
 		t.Error("Combine(nil) is not an empty list")
 	}
 }
+
+func TestStallVisible(t *testing.T) {
+	cases := []struct {
+		name   string
+		runs   []StallRun
+		status string
+		value  any
+		says   []string
+	}{
+		{"open run shows it", []StallRun{{Label: "run 2", Open: true, P99Ms: 4900, LockMs: 5000}, {Label: "run 1", P99Ms: 8, LockMs: 5000}},
+			Pass, 0.98, []string{"p99 of the open-model run", "closed model for contrast: run 1 p99 8 ms"}},
+		{"open run hides it", []StallRun{{Label: "run 3", Open: true, P99Ms: 40, LockMs: 5000}},
+			Warn, 0.008, []string{"not visible in p99 of run 3", "5 s lock", "more than 1 %"}},
+		{"closed only", []StallRun{{Label: "run 1", P99Ms: 8, LockMs: 5000}}, Warn, nil, []string{"only closed-model runs", "coordinated omission"}},
+		{"no lock held", []StallRun{{Label: "run 1", Open: true, P99Ms: 8}}, Warn, nil, []string{"no lock was held"}},
+	}
+	for _, c := range cases {
+		got := StallVisible(c.runs)
+		if got.Name != ItemStallVisible || got.Status != c.status {
+			t.Errorf("%s: %+v, want status %s", c.name, got, c.status)
+		}
+		if c.value != nil {
+			if v, ok := got.Value.(float64); !ok || v < c.value.(float64)-1e-9 || v > c.value.(float64)+1e-9 {
+				t.Errorf("%s: value %v, want %v", c.name, got.Value, c.value)
+			}
+		}
+		for _, s := range c.says {
+			if !strings.Contains(got.Message, s) {
+				t.Errorf("%s: message %q lacks %q", c.name, got.Message, s)
+			}
+		}
+	}
+}

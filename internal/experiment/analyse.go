@@ -126,6 +126,9 @@ func (r *runner) analyse() {
 	if len(rec.Variants) > 1 {
 		items = append(items, checks.Interleaving(order))
 	}
+	if stalls := r.stallRuns(); len(stalls) > 0 {
+		items = append(items, checks.StallVisible(stalls))
+	}
 	rec.Checks = checks.Replace(checks.Combine(labeled), items...)
 	if r.spec.Search != nil {
 		// A search's runs are single by design (each rate once); the
@@ -186,4 +189,20 @@ func rampLevel(variant string, level float64, runs []compare.RunRef) RampLevel {
 		rl.CallsPerSec, rl.RowsPerSec = stats.Median(calls), stats.Median(rows)
 	}
 	return rl
+}
+
+// stallRuns are the runs in which an injected lock was held, for the
+// checklist's stall item.
+func (r *runner) stallRuns() []checks.StallRun {
+	var out []checks.StallRun
+	for _, rr := range r.rec.Runs {
+		for _, in := range rr.Injected {
+			if in.Kind != "lock" || in.Acquired.IsZero() || in.End.IsZero() {
+				continue
+			}
+			out = append(out, checks.StallRun{Label: fmt.Sprintf("run %d (%s)", rr.N, rr.Variant), Open: rr.Rate > 0,
+				P99Ms: rr.P99, LockMs: float64(in.End.Sub(in.Acquired).Microseconds()) / 1000})
+		}
+	}
+	return out
 }

@@ -532,13 +532,28 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 			}
 		}
 	}
-	res, err := trial.Run(ctx, tc)
-	cancelInj()
-	rr := RunRecord{N: r.n, Variant: v.Name, Repeat: p.repeat, Phase: p.phase, Level: p.level,
-		Clients: p.clients, Rate: p.rate, Dir: rel, Seed: seed}
-	if sched != nil {
-		rr.Injected = sched.Wait()
+	// The injections end with the run (a lock still held is released) and
+	// go into its events.jsonl before its checklist is made.
+	var injected []serverctl.Injected
+	var injDone bool
+	endInjections := func() {
+		if injDone {
+			return
+		}
+		injDone = true
+		cancelInj()
+		if sched != nil {
+			injected = sched.Wait()
+		}
 	}
+	tc.AfterRun = func() []results.Event {
+		endInjections()
+		return injectionEvents(injected)
+	}
+	res, err := trial.Run(ctx, tc)
+	endInjections()
+	rr := RunRecord{N: r.n, Variant: v.Name, Repeat: p.repeat, Phase: p.phase, Level: p.level,
+		Clients: p.clients, Rate: p.rate, Dir: rel, Seed: seed, Injected: injected}
 	if err != nil {
 		rr.Error = err.Error()
 		r.rec.Runs = append(r.rec.Runs, rr)
@@ -586,6 +601,38 @@ func fillRunRecord(rr *RunRecord, res *trial.Result) {
 		events, _ := results.ReadEvents(res.Dir)
 		rr.LagGrowing, _ = checks.LagGrowing(run, timeline, events)
 	}
+}
+
+// injectionEvents are the run's events of its injections (at their start).
+func injectionEvents(list []serverctl.Injected) []results.Event {
+	var out []results.Event
+	for _, in := range list {
+		data := map[string]any{"kind": in.Kind, "planned": in.Planned}
+		msg := in.Kind
+		if in.Table != "" {
+			data["table"] = in.Table
+			msg += " " + in.Table
+		}
+		if !in.Acquired.IsZero() {
+			data["acquired"] = in.Acquired
+			data["held_ms"] = float64(in.End.Sub(in.Acquired).Microseconds()) / 1000
+		}
+		if !in.End.IsZero() {
+			data["end"] = in.End
+		}
+		at := in.Start
+		if at.IsZero() {
+			at = in.Planned
+		}
+		if in.Err != "" {
+			data["error"] = in.Err
+			msg += ": " + in.Err
+		} else if !in.Start.IsZero() && !in.End.IsZero() {
+			msg += fmt.Sprintf(" (%.3g s)", in.End.Sub(in.Start).Seconds())
+		}
+		out = append(out, results.Event{Time: at, Kind: results.EventInjection, Message: "injected " + msg, Data: data})
+	}
+	return out
 }
 
 func injectionKind(k InjectionKind) serverctl.InjectionKind {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/compare"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
+	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/serverctl"
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
@@ -524,9 +525,24 @@ func TestDemoShort(t *testing.T) {
 	if !(open.P99 > 10*closed.P99) || open.P99 < 1000 {
 		t.Errorf("stall: open p99 %.1f ms, closed p99 %.1f ms: want the open one above 1 s and 10× the closed one", open.P99, closed.P99)
 	}
+	// The injection is an event of the run, and the checklist judges it.
+	events, err := results.ReadEvents(filepath.Join(env.Dir, open.Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	injected := 0
+	for _, e := range events {
+		if e.Kind == results.EventInjection && e.Data["table"] == "pgbench_branches" {
+			injected++
+		}
+	}
+	if injected != 1 {
+		t.Errorf("%d injection events in the stall run's events.jsonl, want 1", injected)
+	}
 	var b bytes.Buffer
 	WriteDemo(&b, rec, env.Dir)
-	for _, want := range []string{"closed-model ceiling", "30 %", "60 %", "90 %", "skipped %", "stall (2s ACCESS EXCLUSIVE lock on pgbench_branches", "checklist:", "interleaved"} {
+	for _, want := range []string{"closed-model ceiling", "30 %", "60 %", "90 %", "skipped %", "stall (2s ACCESS EXCLUSIVE lock on pgbench_branches", "checklist:", "interleaved",
+		"pass  stall_visible"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("the report lacks %q:\n%s", want, b.String())
 		}

@@ -18,6 +18,7 @@ const (
 	EventCheckpoint = "checkpoint" // a checkpoint completed (Data: redo_lsn, checkpoint_lsn, write_ms, sync_ms, …)
 	EventAutovacuum = "autovacuum" // an autovacuum or autoanalyze ran on a table (Data: table, vacuums, analyzes)
 	EventCollector  = "collector"  // a collector degraded (Message: why)
+	EventInjection  = "injection"  // an injected stall ended (Data: kind, table, planned, acquired, error; Time: its start)
 )
 
 // Host is the machine the server runs on, as far as pgtrial can tell (the

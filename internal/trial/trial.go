@@ -79,6 +79,10 @@ type Config struct {
 	Interrupt func() (reason string, at time.Time)
 	// ShellOut receives \shell output; nil: os.Stderr.
 	ShellOut io.Writer
+	// AfterRun, if set, is called once the clients have stopped and before
+	// the checklist and run.json are final; its events go to events.jsonl
+	// (the experiment's injected stalls).
+	AfterRun func() []results.Event
 }
 
 // Result is a run that got to measure (Run returns an error instead when
@@ -443,6 +447,13 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		}
 	}
 	cpuMu.Unlock()
+	if c.AfterRun != nil {
+		for _, e := range c.AfterRun() {
+			if err := dir.Event(e); err != nil {
+				c.out("pgtrial: warning: " + err.Error())
+			}
+		}
+	}
 	run.Checks = runChecks(run, c.Dir)
 	finish()
 	if finishErr != nil {
