@@ -45,6 +45,10 @@ type Probe struct {
 	SkippedShare float64 `json:"skipped_share"`
 	FailedShare  float64 `json:"failed_share"`
 	Dir          string  `json:"dir,omitempty"` // run directory, for the report
+	// WindowS is the measured window in seconds (0: unknown). With it the
+	// achieved-rate rule allows the Poisson noise of the arrivals: a
+	// window expecting E = rate·WindowS transactions may fall 3√E short.
+	WindowS float64 `json:"window_s,omitempty"`
 }
 
 // Phases of a Step.
@@ -227,7 +231,11 @@ func (c Config) Judge(pr Probe) (bool, string) {
 		why = append(why, "lag grows")
 	}
 	// Negated comparisons, so that NaN fails.
-	if need := (1 - c.AchievedTolerance) * pr.Rate; !(pr.Achieved >= need) {
+	tol := c.AchievedTolerance
+	if e := pr.Rate * pr.WindowS; e > 0 {
+		tol = math.Max(tol, 3/math.Sqrt(e)) // 3√E / E
+	}
+	if need := (1 - tol) * pr.Rate; !(pr.Achieved >= need) {
 		why = append(why, fmt.Sprintf("achieved %s of %s tx/s", fmtRate(pr.Achieved), fmtRate(pr.Rate)))
 	}
 	if lost := pr.SkippedShare + pr.FailedShare; !(lost <= c.MaxFailedShare) {

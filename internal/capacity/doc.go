@@ -53,8 +53,10 @@
 //     the intended start, so queueing behind a slow server counts);
 //   - the schedule lag is not growing (a server that falls further behind
 //     over the window does not hold the rate, whatever its latency so far);
-//   - Achieved ≥ (1 − AchievedTolerance)·Rate (default 5 %): committed tx/s
-//     reach the target;
+//   - Achieved ≥ (1 − tol)·Rate: committed tx/s reach the target, with
+//     tol = max(AchievedTolerance (default 5 %), 3/√E) where E = Rate ×
+//     WindowS is the number of arrivals the window expects (Poisson noise:
+//     a short window at a low rate may fall 3√E short by chance);
 //   - SkippedShare + FailedShare ≤ MaxFailedShare (default 1 %): latency
 //     of transactions that never ran or failed is not in the quantile, so
 //     too many of them make the quantile flatter than what users see.

@@ -29,6 +29,11 @@ func TestJudge(t *testing.T) {
 		{"achieved short", cfg, with(func(p *Probe) { p.Achieved = 912 }), false, "achieved 912 of 1000 tx/s"},
 		{"achieved NaN", cfg, with(func(p *Probe) { p.Achieved = math.NaN() }), false, "achieved NaN of 1000 tx/s"},
 		{"tolerance 10 %", Config{Limit: 50 * ms, AchievedTolerance: 0.1}, with(func(p *Probe) { p.Achieved = 912 }), true, "p99 41 ms ≤ 50 ms"},
+		// 3 s at 26.8 tx/s expect E = 80.4: Poisson noise allows 3√E = 26.9
+		// short (33 %), not only 5 %; a long window leaves the 5 %.
+		{"short window: Poisson noise", cfg, Probe{Kind: KindOpen, Rate: 26.8, Achieved: 22.3, Quantile: 12 * ms, WindowS: 3}, true, "p99 12 ms ≤ 50 ms"},
+		{"short window: beyond the noise", cfg, Probe{Kind: KindOpen, Rate: 26.8, Achieved: 17, Quantile: 12 * ms, WindowS: 3}, false, "achieved 17 of 26.8 tx/s"},
+		{"long window: 5 %", cfg, with(func(p *Probe) { p.Achieved, p.WindowS = 912, 60 }), false, "achieved 912 of 1000 tx/s"},
 		{"exact rate required", Config{Limit: 50 * ms, AchievedTolerance: -1}, with(func(p *Probe) { p.Achieved = 999.5 }), false, "achieved 1000 of 1000 tx/s"},
 		{"failures within", cfg, with(func(p *Probe) { p.SkippedShare, p.FailedShare = 0.004, 0.006 }), true, "p99 41 ms ≤ 50 ms"},
 		{"skipped + failed over", cfg, with(func(p *Probe) { p.SkippedShare, p.FailedShare = 0.012, 0.003 }), false, "skipped 1.2 % + failed 0.3 % > 1 %"},

@@ -158,18 +158,21 @@ func TestCapacitySpec(t *testing.T) {
 	}
 }
 
-// TestCapacitySearch searches a workload of known capacity: pg_sleep(4 ms)
-// by 2 clients holds about 500 tx/s at most.
+// TestCapacitySearch searches a workload of known capacity: pg_sleep(10 ms)
+// by 4 clients holds about 400 tx/s at most. The SLO (p99 ≤ 100 ms) is far
+// above the 10 ms service time, so the machine's scheduling noise (p99 of
+// a 4 ms sleep reached 30 ms at 4 % load while the test suite ran) cannot
+// decide it; queueing near the ceiling can.
 func TestCapacitySearch(t *testing.T) {
 	url := pgtest.ConnString(t)
 	tmp := t.TempDir()
 	sql := filepath.Join(tmp, "sleep.sql")
-	if err := os.WriteFile(sql, []byte("SELECT pg_sleep(0.004);\n"), 0o644); err != nil {
+	if err := os.WriteFile(sql, []byte("SELECT pg_sleep(0.01);\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(tmp, "search")
 	start := time.Now()
-	out, errOut := mustRun(t, 0, "capacity", url, "-f", sql, "-c", "2", "--slo", "p99=20ms",
+	out, errOut := mustRun(t, 0, "capacity", url, "-f", sql, "-c", "4", "--slo", "p99=100ms",
 		"--warmup", "1s", "--window", "3s", "--ceiling-repeats", "1", "--fractions", "0.3,0.6,0.9",
 		"--max-steps", "3", "--no-collect", "--json", "--quiet", "--dir", dir)
 	t.Logf("search took %v", time.Since(start).Round(time.Second))
@@ -180,7 +183,7 @@ func TestCapacitySearch(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, experiment.File)); err != nil {
 		t.Error(err)
 	}
-	if rec.Model != "search" || rec.Clients != 2 || rec.Error != "" || rec.Interrupted {
+	if rec.Model != "search" || rec.Clients != 4 || rec.Error != "" || rec.Interrupted {
 		t.Errorf("model %q, clients %d, error %q, interrupted %v", rec.Model, rec.Clients, rec.Error, rec.Interrupted)
 	}
 	r := rec.Search
@@ -193,17 +196,17 @@ func TestCapacitySearch(t *testing.T) {
 			st.N, st.Phase, st.Probe.Rate, 100*st.Fraction, st.Probe.Achieved, st.Probe.Quantile, st.Probe.LagGrowing, st.Pass, st.Why)
 	}
 	t.Logf("conclusion: %s", capacity.Conclusion(r))
-	if len(r.CeilingRuns) != 1 || r.Ceiling < 150 || r.Ceiling > 520 {
-		t.Errorf("ceiling %.1f tx/s from %d runs: want about 450 (2 clients × 1/4 ms) from 1", r.Ceiling, len(r.CeilingRuns))
+	if len(r.CeilingRuns) != 1 || r.Ceiling < 150 || r.Ceiling > 420 {
+		t.Errorf("ceiling %.1f tx/s from %d runs: want about 380 (4 clients × 1/10 ms) from 1", r.Ceiling, len(r.CeilingRuns))
 	}
-	if r.Config.Limit != 20*time.Millisecond || r.Config.Quantile != 0.99 || r.Config.MaxSteps != 3 {
+	if r.Config.Limit != 100*time.Millisecond || r.Config.Quantile != 0.99 || r.Config.MaxSteps != 3 {
 		t.Errorf("config %+v", r.Config)
 	}
 	if r.Rate <= 0 || r.Pass == nil {
 		t.Fatalf("no capacity found: rate %v, stopped %q", r.Rate, r.Stopped)
 	}
-	if r.Pass.Probe.Rate != r.Rate || !r.Pass.Pass || r.Pass.Probe.Quantile > 20*time.Millisecond {
-		t.Errorf("pass run %+v does not meet p99 ≤ 20ms at %v tx/s", r.Pass, r.Rate)
+	if r.Pass.Probe.Rate != r.Rate || !r.Pass.Pass || r.Pass.Probe.Quantile > 100*time.Millisecond {
+		t.Errorf("pass run %+v does not meet p99 ≤ 100ms at %v tx/s", r.Pass, r.Rate)
 	}
 	if f := r.Fail; f != nil {
 		if f.Probe.Rate <= r.Rate || f.Pass {

@@ -729,6 +729,7 @@ func (p *prober) probe(rr *RunRecord) capacity.Probe {
 	return capacity.Probe{
 		Rate: rr.Rate, Achieved: rr.TPS, Quantile: time.Duration(ms * float64(time.Millisecond)),
 		LagGrowing: rr.LagGrowing, SkippedShare: rr.SkippedShare, FailedShare: rr.FailedShare, Dir: rr.Dir,
+		WindowS: p.r.window.Seconds(),
 	}
 }
 
