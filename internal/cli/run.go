@@ -87,7 +87,6 @@ func (f scriptFlag) Set(s string) error {
 type durationFlag struct {
 	d    time.Duration
 	unit time.Duration
-	name string
 }
 
 func (f *durationFlag) String() string { return f.d.String() }

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"slices"
 	"strings"
 	"time"
 
@@ -747,17 +746,4 @@ func quantileOf(rr *RunRecord, q float64) float64 {
 		return rr.P999
 	}
 	return rr.P90
-}
-
-// sortedRuns are the runs of a variant (and ramp level), in the order run.
-func (r *runner) runsOf(variant string, level float64) []*RunRecord {
-	var out []*RunRecord
-	for i := range r.rec.Runs {
-		rr := &r.rec.Runs[i]
-		if rr.Variant == variant && rr.Level == level && rr.Error == "" {
-			out = append(out, rr)
-		}
-	}
-	slices.SortStableFunc(out, func(a, b *RunRecord) int { return a.N - b.N })
-	return out
 }

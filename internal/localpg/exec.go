@@ -3,7 +3,6 @@ package localpg
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -53,15 +52,6 @@ func childEnv(u OSUser) []string {
 		env = append(env, "TZ="+tz)
 	}
 	return env
-}
-
-// exitCode returns the exit status of a finished command, or -1.
-func exitCode(err error) int {
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		return ee.ExitCode()
-	}
-	return -1
 }
 
 // tailLines returns the last n lines of text.

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -284,6 +283,3 @@ func TestCaseScriptErrors(t *testing.T) {
 		t.Errorf("only %d cases run", n)
 	}
 }
-
-// quote is strconv.Quote, for messages.
-func quote(s string) string { return strconv.Quote(s) }

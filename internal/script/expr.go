@@ -262,8 +262,6 @@ func (p *exprParser) peek() token {
 	return p.tok
 }
 
-func (p *exprParser) advance() { p.have = false }
-
 // shift consumes the current token as bison shifts it: one more stack
 // entry.
 func (p *exprParser) shift() bool {
