@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/pgtrial/pgtrial/internal/pgconf"
 )
 
 func TestSocketDirFor(t *testing.T) {
@@ -85,10 +87,10 @@ func TestQuoting(t *testing.T) {
 	if got := quoteConf(`it's a\b`); got != `'it''s a\\b'` {
 		t.Errorf("quoteConf = %s", got)
 	}
-	if got := quoteLiteral(`it's a\b`); got != `E'it''s a\\b'` {
+	if got := pgconf.QuoteLiteral(`it's a\b`); got != `E'it''s a\\b'` {
 		t.Errorf("quoteLiteral = %s", got)
 	}
-	if got := nameSQL("pg_stat_statements.max"); got != `"pg_stat_statements"."max"` {
+	if got := pgconf.NameSQL("pg_stat_statements.max"); got != `"pg_stat_statements"."max"` {
 		t.Errorf("nameSQL = %s", got)
 	}
 	for _, tt := range []struct {
@@ -102,9 +104,9 @@ func TestQuoting(t *testing.T) {
 		{"shared_preload_libraries", "", "", 15, true},
 		{"shared_preload_libraries", " ", "NULL", 19, false},
 	} {
-		got, err := valueSQL(tt.name, tt.value, tt.major)
+		got, err := pgconf.ValueSQL(tt.name, tt.value, tt.major)
 		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("valueSQL(%s, %q) = %s, %v; want %s (error %v)", tt.name, tt.value, got, err, tt.want, tt.wantErr)
+			t.Errorf("pgconf.ValueSQL(%s, %q) = %s, %v; want %s (error %v)", tt.name, tt.value, got, err, tt.want, tt.wantErr)
 		}
 	}
 }

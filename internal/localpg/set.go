@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pgtrial/pgtrial/internal/pgconf"
 )
 
 // Setting is one configuration change, as in "name=value".
@@ -51,58 +52,6 @@ type SetResult struct {
 	// NewSessionsOnly is true for settings of context backend/superuser-backend, which a
 	// reload changes only for sessions started afterwards.
 	NewSessionsOnly bool
-}
-
-// listQuoteSettings are the settings whose values are lists of identifiers
-// (GUC_LIST_QUOTE in the server): ALTER SYSTEM needs each element as its own literal,
-// because one literal 'a,b' would be a single element named "a,b".
-var listQuoteSettings = map[string]bool{
-	"search_path":               true,
-	"shared_preload_libraries":  true,
-	"session_preload_libraries": true,
-	"local_preload_libraries":   true,
-	"temp_tablespaces":          true,
-	"unix_socket_directories":   true,
-}
-
-// quoteLiteral quotes s as an escape-string literal, E'…', with ' and \ doubled; this
-// reads the same whatever standard_conforming_strings is.
-func quoteLiteral(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	return "E'" + strings.ReplaceAll(s, "'", "''") + "'"
-}
-
-// valueSQL renders the right-hand side of ALTER SYSTEM SET name = … . An empty list
-// can be written only from PostgreSQL 19 on (SET … TO NULL); before, ” would be a list
-// of one empty name (written as '""'), which for the preload settings keeps the server
-// from starting, so it is an error.
-func valueSQL(name, value string, pgMajor int) (string, error) {
-	if !listQuoteSettings[name] {
-		return quoteLiteral(value), nil
-	}
-	var elems []string
-	for _, e := range strings.Split(value, ",") {
-		e = strings.TrimSpace(e)
-		if len(e) >= 2 && e[0] == '"' && e[len(e)-1] == '"' {
-			e = strings.ReplaceAll(e[1:len(e)-1], `""`, `"`)
-		}
-		if e != "" {
-			elems = append(elems, quoteLiteral(e))
-		}
-	}
-	if len(elems) == 0 {
-		if pgMajor >= 19 {
-			return "NULL", nil
-		}
-		return "", fmt.Errorf("setting %s: ALTER SYSTEM cannot write an empty list before PostgreSQL 19 "+
-			"(it would write one empty name, which the server rejects); give at least one element", name)
-	}
-	return strings.Join(elems, ", "), nil
-}
-
-// nameSQL quotes a (validated) setting name, part by part: work_mem, "pg_stat_statements"."max".
-func nameSQL(name string) string {
-	return pgx.Identifier(strings.Split(name, ".")).Sanitize()
 }
 
 // Set applies settings with ALTER SYSTEM and makes them take effect: a restart when any
@@ -160,11 +109,11 @@ func (c *Cluster) Set(ctx context.Context, settings []Setting) ([]SetResult, err
 			restart = true
 		}
 		results[i].NewSessionsOnly = gucContext == "backend" || gucContext == "superuser-backend"
-		value, err := valueSQL(results[i].Name, s.Value, c.marker.PGMajor)
+		value, err := pgconf.ValueSQL(results[i].Name, s.Value, c.marker.PGMajor)
 		if err != nil {
 			return nil, err
 		}
-		statements[i] = fmt.Sprintf("ALTER SYSTEM SET %s = %s", nameSQL(results[i].Name), value)
+		statements[i] = fmt.Sprintf("ALTER SYSTEM SET %s = %s", pgconf.NameSQL(results[i].Name), value)
 	}
 
 	// Previous postgresql.auto.conf entries, to roll back if a later value is rejected.
@@ -283,14 +232,14 @@ func deref(s *string) string {
 func (c *Cluster) rollbackSettings(ctx context.Context, conn *pgx.Conn, applied []SetResult, prev map[string]string) error {
 	var errs []error
 	for _, r := range applied {
-		sql := "ALTER SYSTEM RESET " + nameSQL(r.Name)
+		sql := "ALTER SYSTEM RESET " + pgconf.NameSQL(r.Name)
 		if v, ok := prev[r.Name]; ok {
-			value, err := valueSQL(r.Name, v, c.marker.PGMajor)
+			value, err := pgconf.ValueSQL(r.Name, v, c.marker.PGMajor)
 			if err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			sql = fmt.Sprintf("ALTER SYSTEM SET %s = %s", nameSQL(r.Name), value)
+			sql = fmt.Sprintf("ALTER SYSTEM SET %s = %s", pgconf.NameSQL(r.Name), value)
 		}
 		if _, err := conn.Exec(ctx, sql); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", r.Name, err))

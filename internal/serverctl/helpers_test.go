@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgtrial/pgtrial/internal/pgconf"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
 )
 
@@ -80,7 +81,7 @@ func reload(t *testing.T, url string) {
 func resetLater(t *testing.T, url string, names ...string) {
 	t.Cleanup(func() {
 		for _, n := range names {
-			mustExec(t, url, "ALTER SYSTEM RESET "+nameSQL(n))
+			mustExec(t, url, "ALTER SYSTEM RESET "+pgconf.NameSQL(n))
 		}
 		reload(t, url)
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pgtrial/pgtrial/internal/pgconf"
 )
 
 // Setting is one server setting, NAME = VALUE, the value as postgresql.conf would have
@@ -209,11 +210,11 @@ func (a *Applied) applySettings(ctx context.Context, wanted []Setting) error {
 			return fmt.Errorf("setting %s is read-only (context internal: fixed when the server was built or initialised); nothing was changed", s.Name)
 		}
 		s.Value = w.Value
-		value, err := valueSQL(s.Name, w.Value, pgMajor)
+		value, err := pgconf.ValueSQL(s.Name, w.Value, pgMajor)
 		if err != nil {
 			return fmt.Errorf("%w; nothing was changed", err)
 		}
-		stmts[i] = fmt.Sprintf("ALTER SYSTEM SET %s = %s", nameSQL(s.Name), value)
+		stmts[i] = fmt.Sprintf("ALTER SYSTEM SET %s = %s", pgconf.NameSQL(s.Name), value)
 		if s.Context == "postmaster" {
 			restartFor = append(restartFor, s.Name)
 		}
@@ -240,7 +241,7 @@ func (a *Applied) applySettings(ctx context.Context, wanted []Setting) error {
 			continue
 		}
 		s.Previous, s.HadPrevious = v, true
-		if s.prevSQL, err = valueSQL(s.Name, v, pgMajor); err != nil {
+		if s.prevSQL, err = pgconf.ValueSQL(s.Name, v, pgMajor); err != nil {
 			return fmt.Errorf("setting %s: its postgresql.auto.conf value %q could not be written back by Undo: %w; nothing was changed", s.Name, v, err)
 		}
 	}
@@ -399,9 +400,9 @@ func (a *Applied) restore(ctx context.Context, activated bool) error {
 	defer func() { closeConn(conn) }()
 	var errs []error
 	for _, s := range a.Settings {
-		sql := "ALTER SYSTEM RESET " + nameSQL(s.Name)
+		sql := "ALTER SYSTEM RESET " + pgconf.NameSQL(s.Name)
 		if s.HadPrevious {
-			sql = fmt.Sprintf("ALTER SYSTEM SET %s = %s", nameSQL(s.Name), s.prevSQL)
+			sql = fmt.Sprintf("ALTER SYSTEM SET %s = %s", pgconf.NameSQL(s.Name), s.prevSQL)
 		}
 		if err := execOne(ctx, conn, sql); err != nil {
 			errs = append(errs, fmt.Errorf("write back %s: %w", s.Name, err))

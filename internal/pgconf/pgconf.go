@@ -1,4 +1,9 @@
-package serverctl
+// Package pgconf renders server settings as SQL for ALTER SYSTEM: setting
+// names quoted part by part, values as escape-string literals, list
+// settings (GUC_LIST_QUOTE) one literal per element. localpg (the local
+// cluster's "pgtrial local set") and serverctl (an experiment's variants)
+// both write settings with it.
+package pgconf
 
 import (
 	"fmt"
@@ -19,23 +24,23 @@ var listQuoteSettings = map[string]bool{
 	"unix_socket_directories":   true,
 }
 
-// quoteLiteral quotes s as an escape-string literal, E'…', with ' and \ doubled; this
+// QuoteLiteral quotes s as an escape-string literal, E'…', with ' and \ doubled; this
 // reads the same whatever standard_conforming_strings is.
-func quoteLiteral(s string) string {
+func QuoteLiteral(s string) string {
 	s = strings.ReplaceAll(s, `\`, `\\`)
 	return "E'" + strings.ReplaceAll(s, "'", "''") + "'"
 }
 
-// valueSQL renders the right-hand side of ALTER SYSTEM SET name = … : one literal, or
+// ValueSQL renders the right-hand side of ALTER SYSTEM SET name = … : one literal, or
 // for a list setting one literal per element. An empty list can be written only from
 // PostgreSQL 19 on (SET … TO NULL); before, an empty literal is a list of one empty name
 // (written as '""'), which keeps a server with an empty preload list from starting,
 // so it is an error.
-func valueSQL(name, value string, pgMajor int) (string, error) {
+func ValueSQL(name, value string, pgMajor int) (string, error) {
 	if !listQuoteSettings[name] {
-		return quoteLiteral(value), nil
+		return QuoteLiteral(value), nil
 	}
-	elems, err := splitList(value)
+	elems, err := SplitList(value)
 	if err != nil {
 		return "", fmt.Errorf("setting %s = %q: %w", name, value, err)
 	}
@@ -47,16 +52,16 @@ func valueSQL(name, value string, pgMajor int) (string, error) {
 			"(it would write one empty name, which the server rejects); give at least one element", name)
 	}
 	for i, e := range elems {
-		elems[i] = quoteLiteral(e)
+		elems[i] = QuoteLiteral(e)
 	}
 	return strings.Join(elems, ", "), nil
 }
 
-// splitList splits a list value the way the server writes it into
+// SplitList splits a list value the way the server writes it into
 // postgresql.auto.conf: elements separated by commas, surrounding blanks dropped, an
 // element in double quotes taken literally (with "" for a quote), so that
 // `pg_stat_statements, "my,lib"` is two elements. Empty unquoted elements are skipped.
-func splitList(value string) ([]string, error) {
+func SplitList(value string) ([]string, error) {
 	var elems []string
 	rest := value
 	for {
@@ -107,8 +112,8 @@ func splitList(value string) ([]string, error) {
 	}
 }
 
-// nameSQL quotes a (validated) setting name, part by part: work_mem,
+// NameSQL quotes a (validated) setting name, part by part: work_mem,
 // "pg_stat_statements"."max".
-func nameSQL(name string) string {
+func NameSQL(name string) string {
 	return pgx.Identifier(strings.Split(name, ".")).Sanitize()
 }
