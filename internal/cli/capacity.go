@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +18,6 @@ import (
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/localpg"
-	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/script"
 	"github.com/pgtrial/pgtrial/internal/trial"
 )
@@ -335,54 +332,21 @@ func runCapacity(ctx context.Context, o *capacityOptions, spec *experiment.Spec,
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	out := &liveOut{w: stderr, tty: isTerminal(stderr)}
-	ctx, sigs, stop := notifySignals(ctx, out, "queries in flight are cancelled and the runs so far written")
-	defer stop()
-
-	conn, restarter, err := experiment.ResolveTarget(ctx, spec.Target, out.println)
-	if err != nil {
-		return err
-	}
-	dir := o.dir
-	if dir == "" {
-		dir = defaultRunDir(time.Now(), "capacity")
-	}
-	commit := info.Commit
-	if commit == "" {
-		commit = vcsRevision()
-	}
-	env := experiment.Env{
-		ConnString:  conn,
-		Restarter:   restarter,
-		Dir:         dir,
-		Tool:        results.Tool{Name: "pgtrial", Version: info.Version, Commit: commit, Go: runtime.Version()},
-		CommandLine: os.Args,
-		Out:         out.println,
-		Interrupt:   sigs.get,
-	}
-	if !o.quiet && out.tty {
-		env.Status = out.status // a line a second is noise in a log: only on a terminal
-	}
-	out.println(fmt.Sprintf("pgtrial: capacity search for %s: writing %s", spec.Search.SLO, dir))
-	rec, err := experiment.Execute(ctx, spec, env)
-	out.end()
-	if rec == nil {
-		if reason, _ := sigs.get(); reason != "" {
-			return &exitError{code: exitRunFail, err: fmt.Errorf("interrupted by %s before the search started; nothing was run", reason)}
-		}
-		return err
-	}
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(rec); jerr != nil {
-			return jerr
-		}
-	} else {
-		experiment.WriteText(stdout, rec, dir)
-	}
-	if err != nil {
-		return &exitError{code: exitRunFail, err: fmt.Errorf("the capacity search ended early: %w; the runs made are in %s", err, filepath.Join(dir, experiment.RunsDir))}
-	}
-	return nil
+	return runExperimentJob(ctx, &experimentJob{
+		what:     "capacity search",
+		target:   spec.Target,
+		dir:      o.dir,
+		dirName:  "capacity",
+		stopping: "queries in flight are cancelled and the runs so far written",
+		started: func(dir string) string {
+			return fmt.Sprintf("pgtrial: capacity search for %s: writing %s", spec.Search.SLO, dir)
+		},
+		notStarted: "nothing was run",
+		json:       o.json,
+		quiet:      o.quiet,
+		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
+			return experiment.Execute(ctx, spec, env)
+		},
+		text: experiment.WriteText,
+	}, info, stdout, stderr)
 }

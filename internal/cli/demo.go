@@ -2,18 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"runtime"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgtrial/pgtrial/internal/experiment"
-	"github.com/pgtrial/pgtrial/internal/results"
 )
 
 type demoOptions struct {
@@ -74,45 +68,18 @@ func runDemo(ctx context.Context, o *demoOptions, info BuildInfo, stdout, stderr
 	if o.clients < 1 || o.clients > 1000 {
 		return fmt.Errorf("invalid --clients %d: use 1 to 1000", o.clients)
 	}
-	out := &liveOut{w: stderr, tty: isTerminal(stderr)}
-	ctx, sigs, stop := notifySignals(ctx, out, "queries in flight are cancelled, shared_buffers put back and the runs so far written")
-	defer stop()
-	conn, restarter, err := experiment.ResolveTarget(ctx, experiment.Target{Local: "default"}, out.println)
-	if err != nil {
-		return err
-	}
-	dir := o.dir
-	if dir == "" {
-		dir = defaultRunDir(time.Now(), "demo")
-	}
-	commit := info.Commit
-	if commit == "" {
-		commit = vcsRevision()
-	}
-	env := experiment.Env{
-		ConnString: conn, Restarter: restarter, Dir: dir,
-		Tool:        results.Tool{Name: "pgtrial", Version: info.Version, Commit: commit, Go: runtime.Version()},
-		CommandLine: os.Args, Out: out.println, Interrupt: sigs.get,
-	}
-	if !o.quiet && out.tty {
-		env.Status = out.status // a line a second is noise in a log: only on a terminal
-	}
-	rec, err := experiment.Demo(ctx, experiment.DemoConfig{Full: o.full, Scale: o.scale, Clients: o.clients}, env)
-	out.end()
-	if rec == nil {
-		return err
-	}
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(rec); jerr != nil {
-			return jerr
-		}
-	} else {
-		experiment.WriteDemo(stdout, rec, dir)
-	}
-	if err != nil {
-		return &exitError{code: exitRunFail, err: fmt.Errorf("the demo ended early: %w; the runs made are in %s", err, filepath.Join(dir, experiment.RunsDir))}
-	}
-	return nil
+	cfg := experiment.DemoConfig{Full: o.full, Scale: o.scale, Clients: o.clients}
+	return runExperimentJob(ctx, &experimentJob{
+		what:     "demo",
+		target:   experiment.Target{Local: "default"},
+		dir:      o.dir,
+		dirName:  "demo",
+		stopping: "queries in flight are cancelled, shared_buffers put back and the runs so far written",
+		json:     o.json,
+		quiet:    o.quiet,
+		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
+			return experiment.Demo(ctx, cfg, env)
+		},
+		text: experiment.WriteDemo,
+	}, info, stdout, stderr)
 }

@@ -8,14 +8,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgtrial/pgtrial/internal/experiment"
-	"github.com/pgtrial/pgtrial/internal/results"
 )
 
 // experimentOptions are `pgtrial experiment`'s flags.
@@ -98,54 +96,86 @@ func runExperiment(ctx context.Context, o *experimentOptions, file string, info 
 		}
 		spec.Target = experiment.Target{URL: s, NodeExporter: spec.Target.NodeExporter}
 	}
+	return runExperimentJob(ctx, &experimentJob{
+		what:       "experiment",
+		target:     spec.Target,
+		dir:        o.dir,
+		dirName:    "experiment-" + spec.Name,
+		stopping:   "queries in flight are cancelled, the server's settings restored and the results so far written",
+		started:    func(dir string) string { return fmt.Sprintf("pgtrial: experiment %s: writing %s", spec.Name, dir) },
+		notStarted: "nothing was changed",
+		json:       o.json,
+		quiet:      o.quiet,
+		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
+			return experiment.Execute(ctx, spec, env)
+		},
+		text: experiment.WriteText,
+	}, info, stdout, stderr)
+}
+
+// experimentJob is what `experiment`, `capacity` and `demo` share: signals
+// handled, the target resolved, the experiment run, its record printed.
+type experimentJob struct {
+	what       string // in messages: "experiment", "capacity search", "demo"
+	target     experiment.Target
+	dir        string // "": ./pgtrial-runs/<time>-<dirName>
+	dirName    string
+	stopping   string                  // what the first signal does
+	started    func(dir string) string // the line before the runs; nil: none
+	notStarted string                  // said of a signal before the start ("": the error as it is)
+	json       bool                    // experiment.json instead of text
+	quiet      bool                    // no status line
+	run        func(context.Context, experiment.Env) (*experiment.Record, error)
+	text       func(io.Writer, *experiment.Record, string) // the text report
+}
+
+func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, stdout, stderr io.Writer) error {
 	out := &liveOut{w: stderr, tty: isTerminal(stderr)}
-	ctx, sigs, stop := notifySignals(ctx, out, "queries in flight are cancelled, the server's settings restored and the results so far written")
+	ctx, sigs, stop := notifySignals(ctx, out, j.stopping)
 	defer stop()
 
-	conn, restarter, err := experiment.ResolveTarget(ctx, spec.Target, out.println)
+	conn, restarter, err := experiment.ResolveTarget(ctx, j.target, out.println)
 	if err != nil {
 		return err
 	}
-	dir := o.dir
+	dir := j.dir
 	if dir == "" {
-		dir = defaultRunDir(time.Now(), "experiment-"+spec.Name)
-	}
-	commit := info.Commit
-	if commit == "" {
-		commit = vcsRevision()
+		dir = defaultRunDir(time.Now(), j.dirName)
 	}
 	env := experiment.Env{
 		ConnString:  conn,
 		Restarter:   restarter,
 		Dir:         dir,
-		Tool:        results.Tool{Name: "pgtrial", Version: info.Version, Commit: commit, Go: runtime.Version()},
+		Tool:        info.tool(),
 		CommandLine: os.Args,
 		Out:         out.println,
 		Interrupt:   sigs.get,
 	}
-	if !o.quiet && out.tty {
+	if !j.quiet && out.tty {
 		env.Status = out.status // a line a second is noise in a log: only on a terminal
 	}
-	out.println(fmt.Sprintf("pgtrial: experiment %s: writing %s", spec.Name, dir))
-	rec, err := experiment.Execute(ctx, spec, env)
+	if j.started != nil {
+		out.println(j.started(dir))
+	}
+	rec, err := j.run(ctx, env)
 	out.end()
 	if rec == nil {
-		if reason, _ := sigs.get(); reason != "" {
-			return &exitError{code: exitRunFail, err: fmt.Errorf("interrupted by %s before the experiment started; nothing was changed", reason)}
+		if reason, _ := sigs.get(); reason != "" && j.notStarted != "" {
+			return &exitError{code: exitRunFail, err: fmt.Errorf("interrupted by %s before the %s started; %s", reason, j.what, j.notStarted)}
 		}
 		return err
 	}
-	if o.json {
+	if j.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if jerr := enc.Encode(rec); jerr != nil {
 			return jerr
 		}
 	} else {
-		experiment.WriteText(stdout, rec, dir)
+		j.text(stdout, rec, dir)
 	}
 	if err != nil {
-		return &exitError{code: exitRunFail, err: fmt.Errorf("the experiment ended early: %w; the runs made are in %s", err, filepath.Join(dir, experiment.RunsDir))}
+		return &exitError{code: exitRunFail, err: fmt.Errorf("the %s ended early: %w; the runs made are in %s", j.what, err, filepath.Join(dir, experiment.RunsDir))}
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -469,12 +468,8 @@ func createPgbenchRunDir(ctx context.Context, o *pgbenchfmt.Options, pgcfg *pgco
 		model.Kind, model.Rate = results.ModelOpen, o.Rate
 		model.Arrival, model.Overload = engine.Poisson.String(), engine.Queue.String()
 	}
-	commit := info.Commit
-	if commit == "" {
-		commit = vcsRevision()
-	}
 	run := &results.Run{
-		Tool:        results.Tool{Name: "pgtrial", Version: info.Version, Commit: commit, Go: runtime.Version()},
+		Tool:        info.tool(),
 		CommandLine: results.RedactArgs(os.Args),
 		StartedAt:   time.Now(),
 		Target:      tgt,

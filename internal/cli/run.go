@@ -438,10 +438,6 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	if plan.needsPgbench && tgt.scale < o.clients && strings.Contains(plan.workload, "tpcb-like") {
 		warnings = append(warnings, fmt.Sprintf("scale %d is below the %d clients: tpcb-like's branch updates contend on a lock, which the results will show", tgt.scale, o.clients))
 	}
-	commit := info.Commit
-	if commit == "" {
-		commit = vcsRevision()
-	}
 	vars := make([]trial.Var, len(plan.vars))
 	for i, v := range plan.vars {
 		vars[i] = trial.Var{Name: v[0], Value: v[1]}
@@ -470,7 +466,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		Seed:            plan.seed,
 		Collect:         o.collect.config(),
 		Dir:             dirPath,
-		Tool:            results.Tool{Name: "pgtrial", Version: info.Version, Commit: commit, Go: runtime.Version()},
+		Tool:            info.tool(),
 		CommandLine:     os.Args,
 		Warnings:        warnings,
 		Out:             out.println,

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
+	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/spf13/cobra"
 )
 
@@ -50,4 +51,14 @@ func vcsRevision() string {
 		rev += "-dirty"
 	}
 	return rev
+}
+
+// tool is run.json's and experiment.json's "tool": this binary's version,
+// its commit (the stamped one, else the one go build recorded) and Go.
+func (info BuildInfo) tool() results.Tool {
+	commit := info.Commit
+	if commit == "" {
+		commit = vcsRevision()
+	}
+	return results.Tool{Name: "pgtrial", Version: info.Version, Commit: commit, Go: runtime.Version()}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"text/tabwriter"
 	"time"
@@ -96,37 +95,26 @@ func Demo(ctx context.Context, c DemoConfig, env Env) (*Record, error) {
 	spec := DemoSpec(c)
 	t := c.times()
 	r := &runner{spec: spec, env: env, current: -1}
-	if err := r.preflight(ctx); err != nil {
-		return nil, err
+	body := func(ctx context.Context) error {
+		r.rec.WindowS, r.rec.WarmupS = t.window.Seconds(), t.warmup.Seconds()
+		if err := r.demoMemory(ctx); err != nil {
+			return err
+		}
+		return r.demoRuns(ctx, t)
 	}
-	if _, err := os.Stat(filepath.Join(env.Dir, File)); err == nil {
-		return nil, fmt.Errorf("%s already holds an experiment; choose a new directory", env.Dir)
-	}
-	if err := os.MkdirAll(filepath.Join(env.Dir, RunsDir), 0o755); err != nil {
-		return nil, fmt.Errorf("create the demo directory: %w", err)
-	}
-	r.rec = r.newRecord()
-	r.rec.WindowS, r.rec.WarmupS = t.window.Seconds(), t.warmup.Seconds()
-	if err := r.rec.write(env.Dir); err != nil {
-		return nil, err
-	}
-	defer r.restore()
-	err := r.loadTables(ctx)
-	if err == nil {
-		err = r.demoMemory(ctx)
-	}
-	if err == nil {
-		err = r.demoRuns(ctx, t)
-	}
-	r.restore()
-	r.analyse()
-	r.rec.Comparisons = nil // the demo's variants are different loads, not alternatives
+	return r.execute(ctx, body, r.demoConclusions)
+}
+
+// demoConclusions adjusts the analysis to the demo: its variants are
+// different loads, not alternatives (no comparisons), and repeats and
+// interleaving are about the closed ceiling and the open levels (the stall
+// runs are one each by design).
+func (r *runner) demoConclusions() {
+	r.rec.Comparisons = nil
 	r.rec.Model = "demo"
-	// Repeats and interleaving are about the closed ceiling and the open
-	// levels; the stall runs are one each by design.
 	var counts []checks.VariantRuns
 	var order []string
-	for _, v := range spec.Variants[:1+len(demoFractions)] {
+	for _, v := range r.spec.Variants[:1+len(demoFractions)] {
 		n := 0
 		for _, rr := range r.rec.Runs {
 			if rr.Variant == v.Name && rr.Error == "" {
@@ -141,17 +129,6 @@ func Demo(ctx context.Context, c DemoConfig, env Env) (*Record, error) {
 		}
 	}
 	r.rec.Checks = checks.Replace(r.rec.Checks, checks.Repeats(counts), checks.Interleaving(order))
-	r.rec.EndedAt = time.Now()
-	if err != nil {
-		if ctx.Err() != nil {
-			r.rec.Interrupted = true
-		}
-		r.rec.Error = err.Error()
-	}
-	if werr := r.rec.write(env.Dir); werr != nil && err == nil {
-		err = werr
-	}
-	return r.rec, err
 }
 
 // demoMemory lowers shared_buffers for the demo when the database fits in

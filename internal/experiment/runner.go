@@ -82,6 +82,15 @@ func Execute(ctx context.Context, spec *Spec, env Env) (*Record, error) {
 		return nil, errors.New("experiment: no directory or target")
 	}
 	r := &runner{spec: spec, env: env, current: -1}
+	return r.execute(ctx, r.protocol, nil)
+}
+
+// execute is the frame of an experiment: the preflight, the directory and
+// experiment.json, the tables, then body (the runs), the server restored
+// whatever happened, the analysis with conclude's additions (nil: none),
+// and the final experiment.json.
+func (r *runner) execute(ctx context.Context, body func(context.Context) error, conclude func()) (*Record, error) {
+	env := r.env
 	if err := r.preflight(ctx); err != nil {
 		return nil, err
 	}
@@ -99,10 +108,13 @@ func Execute(ctx context.Context, spec *Spec, env Env) (*Record, error) {
 
 	err := r.loadTables(ctx)
 	if err == nil {
-		err = r.protocol(ctx)
+		err = body(ctx)
 	}
 	r.restore()
 	r.analyse()
+	if conclude != nil {
+		conclude()
+	}
 	r.rec.EndedAt = time.Now()
 	if err != nil {
 		if ctx.Err() != nil {
