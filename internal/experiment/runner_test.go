@@ -259,21 +259,13 @@ collect: false
 
 func countIndexes(t *testing.T, url string) int {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	var n int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM pg_indexes WHERE tablename LIKE 'pgbench_%'").Scan(&n); err != nil {
-		t.Fatal(err)
-	}
+	queryRow(t, url, "SELECT count(*) FROM pg_indexes WHERE tablename LIKE 'pgbench_%'", nil, &n)
 	return n
 }
 
-func settingsOf(t *testing.T, url string, names ...string) []string {
+// queryRow runs one query on a connection of its own and scans its row.
+func queryRow(t *testing.T, url, sql string, args []any, dest ...any) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -282,12 +274,17 @@ func settingsOf(t *testing.T, url string, names ...string) []string {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
+	if err := conn.QueryRow(ctx, sql, args...).Scan(dest...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func settingsOf(t *testing.T, url string, names ...string) []string {
+	t.Helper()
 	var out []string
 	for _, n := range names {
 		var v string
-		if err := conn.QueryRow(ctx, "SELECT current_setting($1)", n).Scan(&v); err != nil {
-			t.Fatal(err)
-		}
+		queryRow(t, url, "SELECT current_setting($1)", []any{n}, &v)
 		out = append(out, n+"="+v)
 	}
 	return out
@@ -343,21 +340,11 @@ func autoConf(t *testing.T, dataDir string) string {
 // workload's pgbench tables (which an experiment with a scale loads).
 func dbState(t *testing.T, url string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
 	var s string
-	err = conn.QueryRow(ctx, `SELECT
+	queryRow(t, url, `SELECT
 		coalesce((SELECT string_agg(name || '=' || coalesce(setting, ''), ',' ORDER BY name) FROM pg_file_settings WHERE sourcefile LIKE '%auto.conf'), '') || ' | ' ||
 		(SELECT string_agg(name || '=' || setting, ',' ORDER BY name) FROM pg_settings WHERE name IN ('work_mem', 'fsync', 'synchronous_commit', 'max_locks_per_transaction', 'shared_buffers')) || ' | ' ||
-		coalesce((SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relname NOT LIKE 'pgbench\_%'), '')`).Scan(&s)
-	if err != nil {
-		t.Fatal(err)
-	}
+		coalesce((SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relname NOT LIKE 'pgbench\_%'), '')`, nil, &s)
 	return s
 }
 
