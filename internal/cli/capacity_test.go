@@ -165,6 +165,7 @@ func TestCapacitySpec(t *testing.T) {
 // decide it; queueing near the ceiling can.
 func TestCapacitySearch(t *testing.T) {
 	url := pgtest.ConnString(t)
+	pgtest.Measure(t)
 	tmp := t.TempDir()
 	sql := filepath.Join(tmp, "sleep.sql")
 	if err := os.WriteFile(sql, []byte("SELECT pg_sleep(0.01);\n"), 0o644); err != nil {

@@ -222,6 +222,7 @@ func coRun(t *testing.T, conn *pgconn.Config, rate float64, d, stallAt, stallFor
 
 func TestAcceptanceCoordinatedOmission(t *testing.T) {
 	conn := setup(t)
+	pgtest.Measure(t) // its open rate is 80 % of the closed run's tps just before
 	const (
 		dur      = 15 * time.Second
 		stallAt  = 5 * time.Second

@@ -90,6 +90,7 @@ func metricOf(t *testing.T, rep *compare.Report, name string) compare.Metric {
 // difference is run again once: a real bias shows twice, chance rarely.
 func TestExperimentAA(t *testing.T) {
 	url := pgtest.ConnString(t)
+	pgtest.Measure(t)
 	const file = `
 name: aa
 workload: {builtin: select-only, scale: 1}
@@ -151,6 +152,7 @@ collect: false
 // differ in synchronous_commit alone.
 func TestExperimentSyncCommit(t *testing.T) {
 	url := pgtest.ConnString(t)
+	pgtest.Measure(t)
 	spec := experimentFile(t, `
 name: sync
 workload: {builtin: tpcb-like, scale: 2}
@@ -219,6 +221,7 @@ var seed004Indexes = []string{
 // has its indexes as before.
 func TestExperimentIndexes(t *testing.T) {
 	url := pgtest.ConnString(t)
+	pgtest.Measure(t)
 	var drops []string
 	for _, c := range seed004Indexes {
 		name := strings.Fields(c)[2]
@@ -430,6 +433,7 @@ collect: false
 // at most 400 tx/s and the sampled sessions wait on Timeout:PgSleep.
 func TestExperimentRamp(t *testing.T) {
 	url := pgtest.ConnString(t)
+	pgtest.Measure(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := serverctl.Exec(ctx, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
@@ -482,6 +486,7 @@ collect: [waits, statements]
 // the checklist.
 func TestDemoShort(t *testing.T) {
 	url := pgtest.ConnString(t)
+	pgtest.Measure(t)
 	env, log := testEnv(t, url, nil)
 	cfg := DemoConfig{Scale: 1, Clients: 2, short: &demoTimes{firstWarmup: time.Second, warmup: 500 * time.Millisecond,
 		window: 2 * time.Second, stallWindow: 5 * time.Second, lockAt: time.Second, lockFor: 2 * time.Second}}
