@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgtrial/pgtrial/internal/pgtest"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
@@ -76,6 +77,7 @@ func execSQL(t *testing.T, url string, sqls ...string) {
 // summary prints the Evidence section.
 func TestRunCollectors(t *testing.T) {
 	url := runTestDB(t)
+	pgtest.Measure(t) // sustained load: not beside another measurement
 	execSQL(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
 	dir := filepath.Join(t.TempDir(), "run")
 	out, _ := mustRun(t, 0, "run", url, "--rate", "200", "-T", "3s", "--warmup", "1s", "-c", "2", "-b", "tpcb-like",
@@ -147,6 +149,7 @@ func TestRunCollectors(t *testing.T) {
 // overlap the stall, and in no interval that lies wholly outside it.
 func TestRunEvidenceLockStall(t *testing.T) {
 	url := runTestDB(t)
+	pgtest.Measure(t) // sustained load: not beside another measurement
 	dir := filepath.Join(t.TempDir(), "run")
 	const stallAt, stallFor = 4 * time.Second, 3 * time.Second
 
@@ -245,6 +248,7 @@ func TestRunEvidenceCheckpoints(t *testing.T) {
 		t.Skip("90 s run; not with -short")
 	}
 	url := runTestDB(t)
+	pgtest.Measure(t) // sustained load: not beside another measurement
 	// Server-wide settings, restored after: not parallel.
 	execSQL(t, url, "ALTER SYSTEM SET checkpoint_timeout = '30s'", "ALTER SYSTEM SET full_page_writes = on", "SELECT pg_reload_conf()")
 	t.Cleanup(func() {

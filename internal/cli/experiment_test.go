@@ -42,6 +42,7 @@ collect: false
 	}
 
 	url := pgtest.ConnString(t)
+	pgtest.Measure(t)
 	expDir := filepath.Join(dir, "exp")
 	code, out, errOut = runCLI(t, "experiment", "--url", url, "--dir", expDir, "--json", "--quiet", good)
 	if code != 0 {
