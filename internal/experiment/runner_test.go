@@ -222,6 +222,11 @@ var seed004Indexes = []string{
 func TestExperimentIndexes(t *testing.T) {
 	url := pgtest.ConnString(t)
 	pgtest.Measure(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := serverctl.Exec(ctx, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
+		t.Fatalf("pg_stat_statements (the test cluster preloads it when installed): %v", err)
+	}
 	var drops []string
 	for _, c := range seed004Indexes {
 		name := strings.Fields(c)[2]
@@ -242,7 +247,7 @@ protocol: {warmup: 1s, window: 3s, repeats: 6}
 variants:
   - {name: base}
   - {name: indexes, setup: %s, teardown: %s}
-collect: false
+collect: [statements]
 `, quote(seed004Indexes), quote(drops))
 	env, log := testEnv(t, url, nil)
 	rec := execute(t, spec, env, log)
@@ -253,10 +258,25 @@ collect: false
 		t.Logf("run %d %s: %.1f tps, p50 %.3f ms", r.N, r.Variant, r.TPS, r.P50)
 	}
 	t.Logf("tps: %s", metricOf(t, rec.Comparisons[0], "tps").Verdict.Text)
-	m := metricOf(t, rec.Comparisons[0], "p50")
-	t.Logf("p50: %s", m.Verdict.Text)
+	t.Logf("p50: %s", metricOf(t, rec.Comparisons[0], "p50").Verdict.Text)
+	// The verdict checked is the server's work per call of the UPDATE of
+	// pgbench_accounts (pg_stat_statements' shared blocks): with an index
+	// on abalance it is no longer a HOT update and every index gets an
+	// entry. DESIGN §7: blocks per call are stable where timings are
+	// noisy; p50 found the indexes slower in 4 of 5 tries here (+30–77 %),
+	// tps in 1 of 4.
+	var m *compare.Metric
+	for i, x := range rec.Comparisons[0].Metrics {
+		if x.Group == "statements" && strings.Contains(x.Query, "UPDATE pgbench_accounts") {
+			m = &rec.Comparisons[0].Metrics[i]
+		}
+	}
+	if m == nil {
+		t.Fatalf("no blocks-per-call comparison of UPDATE pgbench_accounts: %+v", rec.Comparisons[0].Warnings)
+	}
+	t.Logf("%s (%s): %s", m.Metric, m.Query, m.Verdict.Text)
 	if m.Verdict.Direction != stats.DirWorse || !(m.Verdict.Ratio.Lo > 1) {
-		t.Errorf("the 14 indexes are not found slower: %s (ratio [%g, %g])", m.Verdict.Text, m.Verdict.Ratio.Lo, m.Verdict.Ratio.Hi)
+		t.Errorf("the 14 indexes are not found to cost the UPDATE more: %s (ratio [%g, %g])", m.Verdict.Text, m.Verdict.Ratio.Lo, m.Verdict.Ratio.Hi)
 	}
 }
 
