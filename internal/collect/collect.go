@@ -29,6 +29,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -135,6 +136,17 @@ type source interface {
 	period() time.Duration
 	sample(ctx context.Context, t time.Time) error
 	close() error
+}
+
+// A randomPhaser is a source that takes each period's sample at a uniformly
+// random instant of the period (t_{k-1}, t_k] instead of at its end, and
+// records it as t_k's: a snapshot sampler (pg_stat_activity) on a fixed grid
+// is phase-locked with a periodic load (uniform arrivals every 20 ms sampled
+// every 100 ms see the same instant of every transaction: all busy or all
+// idle). Random instants make the expected share of samples that see a
+// state equal to the share of time spent in it, whatever the load's period.
+type randomPhaser interface {
+	randomPhase() bool
 }
 
 // Start reads the server and host information, then starts every source
@@ -276,7 +288,11 @@ func (c *Collector) loop(ctx context.Context, s runningSource) {
 			// Skip grid points already passed, keep the grid.
 			next = next.Add(now.Sub(next).Truncate(p))
 		}
-		t := time.NewTimer(time.Until(next))
+		at := next
+		if rp, ok := s.src.(randomPhaser); ok && rp.randomPhase() {
+			at = c.randomInstant(next, p)
+		}
+		t := time.NewTimer(time.Until(at))
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -291,6 +307,23 @@ func (c *Collector) loop(ctx context.Context, s runningSource) {
 		}
 		next = next.Add(p)
 	}
+}
+
+// randomInstant is a uniformly random instant of the period (next − p,
+// next], clamped to the row interval of next ((b, b + Interval] with
+// b = RunStart + ⌊(next − RunStart − 1 ns)/Interval⌋·Interval) so that a
+// sample recorded as next's is taken inside next's row when Interval is not
+// a multiple of p.
+func (c *Collector) randomInstant(next time.Time, p time.Duration) time.Time {
+	at := next.Add(-time.Duration(rand.Int64N(int64(p))))
+	if iv := c.cfg.Interval; iv > 0 {
+		d := next.Sub(c.cfg.RunStart)
+		b := c.cfg.RunStart.Add((d - 1) / iv * iv)
+		if !at.After(b) {
+			at = b.Add(1)
+		}
+	}
+	return at
 }
 
 // Kinds are the collectors that are running.

@@ -20,7 +20,8 @@ import (
 // and per (class, wait_event_type, wait_event), how many samples saw a
 // session in that state. Two sources:
 //
-//   - activity: pg_stat_activity sampled every Config.WaitInterval, one
+//   - activity: pg_stat_activity sampled once every Config.WaitInterval, at
+//     a random instant of the period (no aliasing with a periodic load), one
 //     autocommit query per sample (the view is snapshotted once per
 //     transaction). Counted: client backends whose state is active (or
 //     fastpath function call), and background processes that are not idle
@@ -397,6 +398,11 @@ func (w *waits) period() time.Duration {
 	}
 	return w.cfg.WaitInterval
 }
+
+// randomPhase: pg_stat_activity snapshots are taken at a random instant of
+// each WaitInterval (see randomPhaser); pg_wait_sampling is read at the
+// grid points (it samples by itself, and its probes drift).
+func (w *waits) randomPhase() bool { return w.source == WaitSourceActivity }
 
 // sample takes one sample at grid time t and writes the rows of every
 // interval it completes.

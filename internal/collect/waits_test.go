@@ -761,3 +761,80 @@ func TestWaitsProfile(t *testing.T) {
 		t.Errorf("sample_cpu %s: warnings %q, want one about CPU", sampleCPU, ws)
 	}
 }
+
+// phaseSource records when each sample was taken and for which grid point.
+type phaseSource struct {
+	p     time.Duration
+	mu    sync.Mutex
+	taken []time.Time // when sample was called
+	grid  []time.Time // the t it was called with
+}
+
+func (s *phaseSource) period() time.Duration { return s.p }
+func (s *phaseSource) randomPhase() bool     { return true }
+func (s *phaseSource) close() error          { return nil }
+func (s *phaseSource) sample(_ context.Context, t time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.taken, s.grid = append(s.taken, time.Now()), append(s.grid, t)
+	return nil
+}
+
+// TestRandomPhaseSampling: a random-phase source is sampled once per
+// period, at an instant spread over the period and never after its grid
+// point by more than timer latency, and the sample is recorded as the grid
+// point's. A fixed phase would alias with a periodic load.
+func TestRandomPhaseSampling(t *testing.T) {
+	const p = 20 * time.Millisecond
+	start := time.Now()
+	c := &Collector{cfg: Config{RunStart: start, Interval: 100 * time.Millisecond}}
+	src := &phaseSource{p: p}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.last.Store(start.Add(40 * p).UnixNano())
+	c.loop(ctx, runningSource{kind: "phase", src: src})
+	if len(src.grid) < 30 {
+		t.Fatalf("%d samples in 40 periods", len(src.grid))
+	}
+	var early int
+	offsets := make([]float64, len(src.grid))
+	for i, g := range src.grid {
+		if d := g.Sub(start); d%p != 0 {
+			t.Fatalf("sample %d recorded at %v, not a grid point", i, d)
+		}
+		if i > 0 && !g.After(src.grid[i-1]) {
+			t.Fatalf("grid points not increasing: %v then %v", src.grid[i-1], g)
+		}
+		off := g.Sub(src.taken[i]) // how long before its grid point
+		if off >= p {
+			t.Errorf("sample %d taken %v before its grid point (period %v)", i, off, p)
+		}
+		if off > p/2 {
+			early++
+		}
+		offsets[i] = off.Seconds()
+	}
+	// Uniform on [0, p): half the samples in the first half of the period.
+	// At a fixed phase (the grid point) none would be; P(≤ 3 of 30) < 1e-5.
+	if early <= 3 {
+		t.Errorf("%d of %d samples in the first half of their period: not random (offsets %v)", early, len(src.grid), offsets)
+	}
+}
+
+// TestRandomInstantClamp: the random instant stays inside the row interval
+// of its grid point when the row interval is not a multiple of the period.
+func TestRandomInstantClamp(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := &Collector{cfg: Config{RunStart: start, Interval: time.Second}}
+	p := 300 * time.Millisecond
+	for k := 1; k <= 10; k++ {
+		next := start.Add(time.Duration(k) * p)
+		rowStart := start.Add((next.Sub(start) - 1) / time.Second * time.Second)
+		for range 200 {
+			at := c.randomInstant(next, p)
+			if at.After(next) || !at.After(next.Add(-p)) || !at.After(rowStart) {
+				t.Fatalf("grid %v: instant %v outside (%v, %v] ∩ row (%v, …]", next.Sub(start), at.Sub(start), next.Add(-p).Sub(start), next.Sub(start), rowStart.Sub(start))
+			}
+		}
+	}
+}

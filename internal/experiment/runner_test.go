@@ -466,7 +466,7 @@ func TestExperimentRamp(t *testing.T) {
 	path := filepath.Join(dir, "ramp.yaml")
 	if err := os.WriteFile(path, []byte(`
 workload: {scripts: [{file: sleep.sql}]}
-load: {clients: 2, ramp: {by: rate, from: 50, to: 200, steps: 3, spacing: geometric, step_duration: 2s}}
+load: {clients: 2, arrival: uniform, ramp: {by: rate, from: 50, to: 200, steps: 3, spacing: geometric, step_duration: 2s}}
 protocol: {warmup: 1s, repeats: 1}
 collect: [waits, statements]
 `), 0o644); err != nil {
@@ -481,6 +481,8 @@ collect: [waits, statements]
 	if len(rec.Runs) != 3 || len(rec.Ramp) != 3 {
 		t.Fatalf("%d runs, %d ramp levels", len(rec.Runs), len(rec.Ramp))
 	}
+	// Uniform arrivals: a Poisson count over a 2 s window at 50/s has a
+	// standard deviation of √100 = 10 %, so ±20 % would fail one run in 20.
 	for i, want := range []float64{50, 100, 200} {
 		l := rec.Ramp[i]
 		if l.Level != want || l.TPS < 0.8*want || l.TPS > 1.2*want {
