@@ -21,7 +21,6 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -165,9 +164,7 @@ type engine struct {
 	clients  []*client
 	stopCh   chan struct{}
 	stopOnce sync.Once
-	grouped  bool // groups run on locked threads (runGroup)
-	stopR    int  // read end of the stop pipe, polled by group loops
-	stopW    int
+	grouped  bool // groups run as polling loops (runGroup)
 }
 
 // now is the engine clock in µs.
@@ -180,9 +177,6 @@ func (e *engine) stop() {
 	e.stopOnce.Do(func() {
 		e.stopped.Store(true)
 		close(e.stopCh)
-		if e.stopW >= 0 {
-			syscall.Write(e.stopW, []byte{1})
-		}
 	})
 }
 
@@ -200,18 +194,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	if len(cfg.Streams.Clients) < cfg.Clients || len(cfg.Streams.Threads) < cfg.Groups {
 		return nil, errors.New("engine: random streams missing for some clients or groups")
 	}
-	e := &engine{cfg: cfg, epoch: time.Now(), abortG: -1, stopCh: make(chan struct{}), stopR: -1, stopW: -1}
-	if groupLoops && !cfg.NetPoller {
-		r, w, err := newStopPipe()
-		if err != nil {
-			return nil, fmt.Errorf("engine: stop pipe: %w", err)
-		}
-		e.grouped, e.stopR, e.stopW = true, r, w
-		defer func() {
-			syscall.Close(r)
-			syscall.Close(w)
-		}()
-	}
+	e := &engine{cfg: cfg, epoch: time.Now(), abortG: -1, stopCh: make(chan struct{}), grouped: groupLoops && !cfg.NetPoller}
 	e.limit = int64(cfg.LatencyLimit / time.Microsecond)
 	for _, w := range cfg.Weights {
 		e.total += int64(w)

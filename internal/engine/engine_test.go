@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -245,4 +246,44 @@ func TestOpenModelRateAndLag(t *testing.T) {
 	}
 	p50 := metrics.Quantile(iv.Total.Lag, 0.5)
 	t.Logf("rate %.1f/s, lag p50 %d µs, p99 %d µs, response p50 %d µs", rate, p50, metrics.Quantile(iv.Total.Lag, 0.99), metrics.Quantile(iv.Total.Response, 0.5))
+}
+
+// TestInterruptWakesSleepersAndBusy: an interrupt ends a run promptly both
+// when its clients sleep (\sleep 30 s: the group loop's timed waits are
+// bounded by stopCheckEvery) and when they wait for the server
+// (pg_sleep(30): the in-flight queries are cancelled and the replies wake
+// the loop), and the run is marked interrupted.
+func TestInterruptWakesSleepersAndBusy(t *testing.T) {
+	conn := setup(t)
+	for name, text := range map[string]string{
+		"sleeping": "\\sleep 30 s\nSELECT 1;\n",
+		"busy":     "SELECT pg_sleep(30);\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg, log := config(conn, 4, 2, script.Prepared, parse(t, text, script.Prepared))
+			cfg.Duration = time.Minute
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var started atomic.Int64
+			cfg.OnStart = func(_, bench time.Time) { started.Store(bench.UnixNano()) }
+			time.AfterFunc(700*time.Millisecond, cancel)
+			begin := time.Now()
+			res, err := Run(ctx, cfg)
+			took := time.Since(begin)
+			if err != nil {
+				t.Fatalf("%v; log:\n%s", err, log)
+			}
+			if !res.Interrupted {
+				t.Error("the run is not marked interrupted")
+			}
+			// 0.7 s until the interrupt, then at most 100 ms for a sleeper
+			// to notice, or a cancel request's round trip.
+			if took > 3*time.Second {
+				t.Errorf("Run returned %v after the start (interrupt at 0.7 s), want promptly; log:\n%s", took, log)
+			}
+			if started.Load() == 0 {
+				t.Error("the run never started")
+			}
+		})
+	}
 }

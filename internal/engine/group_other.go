@@ -27,7 +27,5 @@ func (c *client) waitFD(fd int, write bool) bool { return false }
 
 func (c *client) suspendUntil(t int64) bool { return false }
 
-func newStopPipe() (r, w int, err error) { return -1, -1, nil }
-
 // setTimerSlack is Linux-only.
 func setTimerSlack() {}
