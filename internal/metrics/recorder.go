@@ -232,9 +232,13 @@ func (s *Set) Tick(start, end time.Time) *Interval {
 				cs.Failures++
 			}
 		}
-		// Keep the replayed slices for reuse at the next swap. clear is not
-		// needed: the records hold no pointers.
-		r.spareTx, r.spareCmds = txs[:0], cmds[:0]
+		// Keep the replayed slices for reuse at the next swap (clear is not
+		// needed: the records hold no pointers), grown here, off the
+		// clients' path, to at least a quarter more than this interval's
+		// count: a client's append then allocates only when its rate jumps
+		// by more than that, and a steady run stops allocating after two
+		// ticks (no garbage, no GC cycles, flat resident memory).
+		r.spareTx, r.spareCmds = withRoom(txs), withRoom(cmds)
 	}
 
 	// The total is the merge of the scripts.
@@ -242,6 +246,17 @@ func (s *Set) Tick(start, end time.Time) *Interval {
 		iv.Total.Merge(&iv.Scripts[i])
 	}
 	return iv
+}
+
+// withRoom empties s for reuse, with a capacity of at least 1.25 × len(s)
+// (and 64 records). When it must grow, it grows to 1.5 × len(s): a count
+// that creeps up by a few per cent per interval then reallocates once per
+// +20 %, not at every new maximum.
+func withRoom[T any](s []T) []T {
+	if cap(s) < max(len(s)+len(s)/4, 64) {
+		return make([]T, 0, max(len(s)+len(s)/2, 64))
+	}
+	return s[:0]
 }
 
 // Recycle hands back an Interval returned by Tick that the caller no longer

@@ -315,6 +315,56 @@ func TestRecordAllocatesNothingInSteadyState(t *testing.T) {
 	}
 }
 
+// TestRecordGrowthInTick: the spare slices get their room in Tick, so a
+// client whose count rises by up to 25 % from one interval to the next
+// appends without allocating, and a steady recorder stops allocating after
+// two ticks.
+func TestRecordGrowthInTick(t *testing.T) {
+	s := NewSet(1, Layout{Scripts: 1, Commands: []int{1}})
+	r := s.Recorder(0)
+	tx := Tx{Script: 0, Outcome: Committed, Tries: 1, Response: 1200, Service: 1000, Lag: 200}
+	record := func(n int) {
+		for range n {
+			r.Record(&tx)
+			r.CommandDone(0, 0, 300)
+		}
+	}
+	record(4000)
+	s.Tick(t0, t0)
+	record(4000)
+	s.Tick(t0, t0)
+	// Both slices now have room for 5000 records (append's own growth
+	// would have given 4864): a 24 % faster interval appends without
+	// allocating, however the slices alternate.
+	for i := range 4 {
+		// AllocsPerRun calls the function once more as a warm-up: 2 × 2480.
+		if a := testing.AllocsPerRun(1, func() { record(2480) }); a != 0 {
+			t.Fatalf("interval %d: 4960 records after intervals of 4000 allocated %v times, want 0", i, a)
+		}
+		s.Tick(t0, t0)
+	}
+	if c := cap(r.tx); c < 5000 || c > 8000 {
+		t.Errorf("capacity %d after intervals of 4000–4960 records, want 1.25–1.5 × that", c)
+	}
+	// A count creeping up by 2 % an interval reallocates once per +20 %,
+	// not at every new maximum: 6000 records a tick after 4960 (two
+	// spares to regrow), then 6120 … 7040 within the new room.
+	var grown int
+	n := 6000
+	for range 8 {
+		c0, s0 := cap(r.tx), cap(r.spareTx)
+		record(n)
+		s.Tick(t0, t0)
+		if cap(r.tx) != s0 || cap(r.spareTx) != c0 {
+			grown++
+		}
+		n += n / 50
+	}
+	if grown > 3 {
+		t.Errorf("the slices were regrown in %d of 8 intervals of a count creeping up 2 %% an interval", grown)
+	}
+}
+
 func BenchmarkRecord(b *testing.B) {
 	s := NewSet(1, Layout{Scripts: 1})
 	r := s.Recorder(0)
