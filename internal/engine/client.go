@@ -206,10 +206,15 @@ func (c *client) errorf(format string, args ...any) {
 // server.
 func (c *client) cancelInFlight() {
 	c.inflight.Lock()
-	conn, busy := c.conn, c.busy
+	var req cancelRequest
+	ok := false
+	if c.busy {
+		// Read under the lock: the client closes its connection under it.
+		req, ok = c.conn.cancelRequest()
+	}
 	c.inflight.Unlock()
-	if busy && conn != nil {
-		conn.cancel(2 * time.Second)
+	if ok {
+		req.send(2 * time.Second)
 	}
 }
 
@@ -230,11 +235,7 @@ func (c *client) done() bool {
 func (c *client) run() {
 	e := c.e
 	cfg := e.cfg
-	defer func() {
-		c.inflight.Lock()
-		c.conn.close()
-		c.inflight.Unlock()
-	}()
+	defer c.closeConn()
 	if cfg.Transactions > 0 && c.cnt >= cfg.Transactions {
 		return
 	}
@@ -318,8 +319,7 @@ func (c *client) run() {
 		case stepAbort:
 			if (c.es == esConn || c.conn == nil || c.conn.broken) && cfg.Reconnect && !c.done() {
 				c.record(metrics.FailedConnection, 0)
-				c.conn.close()
-				c.conn = nil
+				c.closeConn()
 				if cfg.Transactions > 0 && c.cnt >= cfg.Transactions {
 					return
 				}
@@ -350,8 +350,7 @@ func (c *client) run() {
 			return
 		default:
 			if cfg.Reconnect && !c.done() {
-				c.conn.close()
-				c.conn = nil
+				c.closeConn()
 				break
 			}
 			c.errorf("perhaps the backend died while processing")
@@ -361,10 +360,7 @@ func (c *client) run() {
 		}
 		if cfg.ConnectPerTx {
 			t0 := time.Now()
-			c.inflight.Lock()
-			c.conn.close()
-			c.conn = nil
-			c.inflight.Unlock()
+			c.closeConn()
 			e.addConnTime(time.Since(t0))
 		}
 		if (cfg.Transactions > 0 && c.cnt >= cfg.Transactions && cfg.Duration == 0) || c.done() {
@@ -391,10 +387,23 @@ func (c *client) connect() bool {
 		}
 		return false
 	}
+	c.setConn(conn)
+	return true
+}
+
+// setConn and closeConn change the client's connection under c.inflight,
+// which cancelInFlight (another goroutine) reads it under.
+func (c *client) setConn(conn *wireConn) {
 	c.inflight.Lock()
 	c.conn = conn
 	c.inflight.Unlock()
-	return true
+}
+
+func (c *client) closeConn() {
+	c.inflight.Lock()
+	defer c.inflight.Unlock()
+	c.conn.close()
+	c.conn = nil
 }
 
 // throttle is pgbench's PREPARE_THROTTLE and THROTTLE: take the next slot

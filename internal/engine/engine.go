@@ -250,14 +250,14 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 					errs[i] = err
 					return
 				}
-				c.conn = conn
+				c.setConn(conn)
 			}()
 		}
 		wg.Wait()
 		for i, err := range errs {
 			if err != nil {
 				for _, c := range e.clients {
-					c.conn.close()
+					c.closeConn()
 				}
 				if res.Interrupted {
 					return res, context.Canceled

@@ -259,22 +259,35 @@ func (c *wireConn) drainToReady() error {
 	}
 }
 
-// cancel sends a CancelRequest for the connection's backend on a new
-// connection to the same address (libpq's PQcancel).
-func (c *wireConn) cancel(timeout time.Duration) error {
-	nc := c.nc
-	if nc == nil {
-		return nil
+// cancelRequest is what a CancelRequest for a connection's backend needs
+// (libpq's PGcancel): taken while the connection is known to be open,
+// sent without holding anything.
+type cancelRequest struct {
+	addr net.Addr
+	pid  uint32
+	key  []byte
+}
+
+// cancelRequest returns the connection's cancel request; false when the
+// connection is closed.
+func (c *wireConn) cancelRequest() (cancelRequest, bool) {
+	if c == nil || c.nc == nil {
+		return cancelRequest{}, false
 	}
-	addr := nc.RemoteAddr()
+	return cancelRequest{addr: c.nc.RemoteAddr(), pid: c.pid, key: c.key}, true
+}
+
+// send sends the CancelRequest on a new connection to the backend's
+// address (libpq's PQcancel) and waits for the server to close it.
+func (r cancelRequest) send(timeout time.Duration) error {
 	d := net.Dialer{Timeout: timeout}
-	cc, err := d.Dial(addr.Network(), addr.String())
+	cc, err := d.Dial(r.addr.Network(), r.addr.String())
 	if err != nil {
 		return err
 	}
 	defer cc.Close()
 	cc.SetDeadline(time.Now().Add(timeout))
-	buf, err := (&pgproto3.CancelRequest{ProcessID: c.pid, SecretKey: c.key}).Encode(nil)
+	buf, err := (&pgproto3.CancelRequest{ProcessID: r.pid, SecretKey: r.key}).Encode(nil)
 	if err != nil {
 		return err
 	}
