@@ -41,8 +41,9 @@ func (l Layout) check() error {
 type Set struct {
 	layout    Layout
 	recorders []*Recorder
-	tickMu    sync.Mutex // serialises Tick: the spare slices belong to it
+	tickMu    sync.Mutex // serialises Tick and Drain: the spare slices belong to them
 	free      *Interval  // handed back by Recycle, reused by the next Tick
+	pending   *Interval  // what Drain replayed since the last Tick (nil: nothing yet)
 }
 
 // NewSet returns recorders for clients clients. It panics on a malformed
@@ -184,25 +185,53 @@ func (r *Recorder) swap() ([]txRecord, []cmdRecord) {
 // Tick takes every recorder's records since the previous Tick and returns
 // them merged as an Interval [start, end) that the caller owns. A client is
 // blocked only while its slices are swapped. Tick may be called from one
-// goroutine while clients record (concurrent Ticks are serialised).
+// goroutine while clients record (concurrent Ticks and Drains are
+// serialised).
 //
 // A record taken by one Tick is in exactly that Interval: nothing is lost or
 // counted twice between ticks. Which interval a transaction that finishes
 // during a Tick falls into depends on whether its recorder was swapped yet.
+// Records taken earlier by Drain are in the Interval of the Tick that
+// follows it.
 func (s *Set) Tick(start, end time.Time) *Interval {
 	s.tickMu.Lock()
 	defer s.tickMu.Unlock()
+	iv := s.replay()
+	s.pending = nil
+	iv.Start, iv.End = start, end
+	// The total is the merge of the scripts.
+	for i := range iv.Scripts {
+		iv.Total.Merge(&iv.Scripts[i])
+	}
+	return iv
+}
 
-	iv := s.free
-	s.free = nil
-	if iv != nil {
-		iv.reset(start, end)
-	} else {
-		iv = &Interval{Start: start, End: end, Scripts: make([]Hists, s.layout.Scripts), Total: NewHists()}
-		for i := range iv.Scripts {
-			iv.Scripts[i] = NewHists()
+// Drain replays every recorder's records into the Interval that the next
+// Tick returns. Called between ticks (e.g. every tenth of the interval), it
+// keeps the recorders' slices at a fraction of an interval's records: their
+// memory then hardly depends on the rate.
+func (s *Set) Drain() {
+	s.tickMu.Lock()
+	defer s.tickMu.Unlock()
+	s.replay()
+}
+
+// replay moves every recorder's records into s.pending (taken from
+// Recycle's interval or made) and returns it; the caller holds tickMu.
+func (s *Set) replay() *Interval {
+	iv := s.pending
+	if iv == nil {
+		iv, s.free = s.free, nil
+		if iv != nil {
+			iv.reset(time.Time{}, time.Time{})
+		} else {
+			iv = &Interval{Scripts: make([]Hists, s.layout.Scripts), Total: NewHists()}
+			for i := range iv.Scripts {
+				iv.Scripts[i] = NewHists()
+			}
+			iv.Commands = newCommandStats(s.layout.Commands)
 		}
-		iv.Commands = newCommandStats(s.layout.Commands)
+		s.pending = iv
 	}
 
 	limit := s.layout.LatencyLimit
@@ -239,11 +268,6 @@ func (s *Set) Tick(start, end time.Time) *Interval {
 		// by more than that, and a steady run stops allocating after two
 		// ticks (no garbage, no GC cycles, flat resident memory).
 		r.spareTx, r.spareCmds = withRoom(txs), withRoom(cmds)
-	}
-
-	// The total is the merge of the scripts.
-	for i := range iv.Scripts {
-		iv.Total.Merge(&iv.Scripts[i])
 	}
 	return iv
 }

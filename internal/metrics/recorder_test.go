@@ -460,3 +460,45 @@ func TestTickRecycle(t *testing.T) {
 		t.Errorf("recycled interval not emptied: total %+v, script 1 %+v, commands %+v", second.Total.Stats, second.Scripts[1].Stats, second.Commands)
 	}
 }
+
+// TestDrain: records drained between ticks are in the next Tick's
+// interval, counted once, and the recorders' slices hold only what came
+// since the last drain.
+func TestDrain(t *testing.T) {
+	s := NewSet(2, Layout{Scripts: 1, Commands: []int{1}})
+	tx := Tx{Script: 0, Outcome: Committed, Tries: 1, Response: 1200, Service: 1000, Lag: 200}
+	for round := range 3 {
+		for range 10 {
+			for _, r := range s.recorders {
+				for range 100 {
+					r.Record(&tx)
+					r.CommandDone(0, 0, 300)
+				}
+			}
+			s.Drain()
+		}
+		for _, r := range s.recorders {
+			if c := cap(r.tx); c > 200 {
+				t.Fatalf("round %d: a recorder's slice has room for %d records with drains every 100", round, c)
+			}
+		}
+		s.recorders[0].Record(&tx) // after the last drain: taken by Tick
+		iv := s.Tick(t0, t0.Add(time.Second))
+		if got := iv.Total.Stats.Count; got != 2001 {
+			t.Errorf("round %d: %d transactions in the interval, want 2 × 10 × 100 + 1", round, got)
+		}
+		if got := iv.Commands[0][0].Elapsed.N; got != 2000 {
+			t.Errorf("round %d: %d command completions, want 2000", round, got)
+		}
+		if got := iv.Total.Response.TotalCount(); got != 2001 {
+			t.Errorf("round %d: response histogram counts %d", round, got)
+		}
+		if !iv.Start.Equal(t0) || !iv.End.Equal(t0.Add(time.Second)) {
+			t.Errorf("round %d: interval %v–%v", round, iv.Start, iv.End)
+		}
+		s.Recycle(iv)
+	}
+	if iv := s.Tick(t0, t0); iv.Total.Stats.Count != 0 {
+		t.Errorf("a tick with nothing recorded has %d transactions", iv.Total.Stats.Count)
+	}
+}

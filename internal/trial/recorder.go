@@ -130,6 +130,9 @@ func phaseMessage(phase string, warmup time.Duration) string {
 }
 
 // loop ticks until Stop.
+// drainsPerInterval: see loop.
+const drainsPerInterval = 10
+
 func (r *Recorder) loop() {
 	defer close(r.done)
 	iv := r.cfg.Interval
@@ -137,6 +140,12 @@ func (r *Recorder) loop() {
 	passed := r.cfg.Warmup == 0 // the warm-up boundary has had its tick
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	// Between ticks the clients' records are drained into the coming
+	// interval ten times an interval, so that the record buffers hold a
+	// tenth of an interval and the memory of a run hardly depends on its
+	// rate.
+	drain := time.NewTicker(max(iv/drainsPerInterval, time.Millisecond))
+	defer drain.Stop()
 	for {
 		next := r.bench.Add(time.Duration(k) * iv)
 		boundaryTick := false
@@ -144,10 +153,16 @@ func (r *Recorder) loop() {
 			next, boundaryTick = r.boundary, true
 		}
 		timer.Reset(time.Until(next))
-		select {
-		case <-r.stopCh:
-			return
-		case <-timer.C:
+	wait:
+		for {
+			select {
+			case <-r.stopCh:
+				return
+			case <-drain.C:
+				r.cfg.Set.Drain()
+			case <-timer.C:
+				break wait
+			}
 		}
 		now := time.Now()
 		r.tick(next, now, false)
