@@ -25,20 +25,23 @@
 // mutex — the only moment a client can be blocked — and then, outside any
 // client lock, replays the records into the Interval's Stats, histograms and
 // CommandStats, and keeps the replayed slices, truncated to length 0, as the
-// next spare, replaced there by one with room for 1.25 × the interval's count
-// when it has less. Recording allocates nothing once both slices have that
-// room: from the second tick of a steady run, and after a rate increase of
-// up to 25 % (a larger one makes one append grow the slice).
+// next spare, replaced there by one with room for 1.25–1.5 × the count when
+// it has less. Recording allocates nothing once both slices have that room:
+// from the second tick of a steady run, and after a rate increase of up to
+// 25 % (a larger one makes one append grow the slice). Drain does the same
+// replay between ticks into the Interval the next Tick returns, so that the
+// slices hold only the records since the last drain.
 //
 // Memory is therefore bounded by
 //
-//	clients × 2 × 1.25 × (records per client per interval) × 32 B
+//	clients × 2 × 1.5 × (records per client between drains or ticks) × 32 B
 //
-// for the records (e.g. 10,000 tx/s over 1 s ticks: 800 KB in total, however
-// many clients share them), plus 3 × (scripts + 1) histograms per Interval
-// that the caller holds (~1.1 MB for one script), independent of run length
-// — provided Tick is called periodically: between ticks the records of the
-// current interval accumulate.
+// for the records (e.g. 10,000 tx/s with 1 s ticks: 960 KB in total, however
+// many clients share them; 96 KB when drained every 100 ms, as the trial
+// package does), plus 3 × (scripts + 1) histograms per Interval that the
+// caller holds (~1.1 MB for one script), independent of run length —
+// provided Tick (or Drain) is called periodically: in between, the records
+// accumulate.
 //
 // # Histograms
 //

@@ -129,10 +129,10 @@ func phaseMessage(phase string, warmup time.Duration) string {
 	return "measured phase started"
 }
 
-// loop ticks until Stop.
 // drainsPerInterval: see loop.
 const drainsPerInterval = 10
 
+// loop ticks until Stop.
 func (r *Recorder) loop() {
 	defer close(r.done)
 	iv := r.cfg.Interval
