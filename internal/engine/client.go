@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -98,8 +99,8 @@ type client struct {
 	rows   [2]rowStore // the last row of the pending and current results (\gset, \aset)
 	timer  *time.Timer
 
-	inflight sync.Mutex // guards conn for cancelInFlight
-	busy     bool
+	inflight sync.Mutex  // guards conn for cancelInFlight
+	busy     atomic.Bool // a query is in flight (set without the lock: it is per query)
 
 	// In a group loop (runGroup): yield suspends the client's coroutine
 	// until what it waits for is ready; abandoned is set when the loop
@@ -208,7 +209,7 @@ func (c *client) cancelInFlight() {
 	c.inflight.Lock()
 	var req cancelRequest
 	ok := false
-	if c.busy {
+	if c.busy.Load() {
 		// Read under the lock: the client closes its connection under it.
 		req, ok = c.conn.cancelRequest()
 	}
@@ -218,11 +219,11 @@ func (c *client) cancelInFlight() {
 	}
 }
 
-func (c *client) setBusy(b bool) {
-	c.inflight.Lock()
-	c.busy = b
-	c.inflight.Unlock()
-}
+// setBusy marks whether a query is in flight, for cancelInFlight. An atomic
+// store, not the lock: it happens twice per query, and a cancel that sees a
+// stale value either cancels nothing (the backend is idle) or misses a
+// query that was about to be sent, as it could with the lock.
+func (c *client) setBusy(b bool) { c.busy.Store(b) }
 
 // done reports whether the client must not start another transaction.
 func (c *client) done() bool {
