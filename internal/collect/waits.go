@@ -132,6 +132,7 @@ type waits struct {
 	// (RunStart + (cur−1)·Interval, RunStart + cur·Interval].
 	pending bool
 	cur     int64
+	written int64 // index of the last interval written (0: none)
 	counts  map[waitKey]int64
 	ticks   int64     // samples taken in the interval (pg_wait_sampling: its probes)
 	lastT   time.Time // grid time of the last sample
@@ -467,13 +468,21 @@ func (w *waits) intervalOf(t time.Time) (k int64, atEnd bool) {
 }
 
 // record adds one sample (counts d, ticks samples) taken at grid time t to
-// its interval. It writes the interval
-// before when t is in a later one (a sample crossed a boundary) and t's
-// interval when t is its end.
+// its interval. It writes the interval before when t is in a later one (a
+// sample crossed a boundary) and t's interval when t is its end. Intervals
+// with no sample at all (the sampler was late by more than an Interval, on
+// a loaded machine) are written as empty rows with ticks 0, so that the
+// timeline has no holes and says that nothing was seen there.
 func (w *waits) record(t time.Time, d map[waitKey]int64, ticks int64) error {
 	k, atEnd := w.intervalOf(t)
 	if w.pending && k != w.cur {
 		if err := w.writeInterval(w.cfg.RunStart.Add(time.Duration(w.cur) * w.cfg.Interval)); err != nil {
+			return err
+		}
+		w.written = w.cur
+	}
+	for ; w.written+1 < k; w.written++ {
+		if err := w.writeInterval(w.cfg.RunStart.Add(time.Duration(w.written+1) * w.cfg.Interval)); err != nil {
 			return err
 		}
 	}
@@ -483,6 +492,7 @@ func (w *waits) record(t time.Time, d map[waitKey]int64, ticks int64) error {
 	}
 	w.ticks += ticks
 	if atEnd {
+		w.written = k
 		return w.writeInterval(t)
 	}
 	return nil

@@ -165,7 +165,11 @@ func wtCheckGrid(t *testing.T, cfg *Config, ends []int64, by map[int64][]WaitRow
 			if d := r.Time.Sub(cfg.RunStart) - time.Duration(e)*time.Millisecond; d < -time.Millisecond || d > time.Millisecond {
 				t.Errorf("row %+v: time and elapsed_s disagree by %v", r, d)
 			}
-			if r.Ticks < 1 || r.Ticks > maxTicks {
+			if r.Ticks == 0 && r.Samples == 0 && r.Type == "" {
+				// An interval the sampler missed entirely (a loaded machine):
+				// an empty row keeps the timeline without holes.
+				t.Logf("interval ending at %d ms: no sample", e)
+			} else if r.Ticks < 1 || r.Ticks > maxTicks {
 				t.Errorf("interval ending at %d ms: ticks %d, want 1..%d", e, r.Ticks, maxTicks)
 			}
 			if r.Source != WaitSourceActivity {
@@ -363,7 +367,7 @@ func TestWaitsSkipsOwnAndIdleSessions(t *testing.T) {
 		}
 	}
 	for _, ms := range ends {
-		if r := wtFind(by[ms], WaitClassClient, "", ""); r.Ticks == 0 {
+		if r := wtFind(by[ms], WaitClassClient, "", ""); r.Class == "" {
 			t.Errorf("interval ending at %d ms has no empty client row", ms)
 		}
 	}
@@ -395,7 +399,7 @@ func TestWaitsIntervals(t *testing.T) {
 		{500, nil}, // the end of (250, 500]
 		{600, map[waitKey]int64{cpu: 3}},
 		// 700 and 800 … 1500 skipped (a busy machine)
-		{1600, map[waitKey]int64{cpu: 1}}, // crosses 750: writes (500, 750]
+		{1600, map[waitKey]int64{cpu: 1}}, // crosses 750: writes (500, 750], then empty rows for the three intervals without a sample
 		{1700, nil},
 	}
 	for _, s := range samples {
@@ -416,6 +420,9 @@ func TestWaitsIntervals(t *testing.T) {
 2025-01-02T03:04:05.500Z,0.500,activity,background,IO,DataFileWrite,1,3,0.333
 2025-01-02T03:04:05.500Z,0.500,activity,client,,,0,3,0.000
 2025-01-02T03:04:05.750Z,0.750,activity,client,CPU,CPU,3,1,3.000
+2025-01-02T03:04:06.000Z,1.000,activity,client,,,0,0,0.000
+2025-01-02T03:04:06.250Z,1.250,activity,client,,,0,0,0.000
+2025-01-02T03:04:06.500Z,1.500,activity,client,,,0,0,0.000
 2025-01-02T03:04:06.700Z,1.700,activity,client,CPU,CPU,1,2,0.500
 `
 	if string(data) != want {
