@@ -904,7 +904,7 @@ func (c *client) readResults(i int, cmd *script.Command) step {
 		havePend = true
 	}
 	for {
-		msg, err := c.conn.receive()
+		msg, err := c.conn.receive(store)
 		if err != nil {
 			if failed != stepOK {
 				return failed
@@ -1012,7 +1012,7 @@ func (c *client) readPipeline(i int) step {
 	failed := stepOK
 	qrynum := 0
 	for c.numSyncs > 0 {
-		msg, err := c.conn.receive()
+		msg, err := c.conn.receive(false)
 		if err != nil {
 			c.pipeline = false
 			c.es = esConn
@@ -1051,7 +1051,7 @@ func (c *client) discardPipeline() error {
 		return err
 	}
 	for c.numSyncs > 0 {
-		msg, err := c.conn.receive()
+		msg, err := c.conn.receive(false)
 		if err != nil {
 			return err
 		}

@@ -25,7 +25,8 @@ import (
 // allocations.
 type wireConn struct {
 	nc     net.Conn
-	fe     *pgproto3.Frontend
+	fe     *pgproto3.Frontend // sends; its reader is not used
+	mr     *msgReader         // receives
 	pid    uint32
 	key    []byte
 	params map[string]string
@@ -87,9 +88,14 @@ func dial(ctx context.Context, cfg *pgconn.Config, nscripts []int, onNotice func
 			fe = pgproto3.NewFrontend(fc, fc)
 		}
 	}
+	// The messages are read with msgReader from the socket itself, not
+	// through the hijacked Frontend: pgconn is idle after the startup's
+	// ReadyForQuery, and the server sends nothing unasked after it, so no
+	// bytes wait in the Frontend's buffer.
 	c := &wireConn{
 		nc:       nc,
 		fe:       fe,
+		mr:       newMsgReader(nc),
 		pid:      hc.PID,
 		key:      hc.SecretKey,
 		params:   hc.ParameterStatuses,
@@ -139,10 +145,12 @@ func (c *wireConn) flush() error {
 }
 
 // receive reads the next message, handling the asynchronous ones (notices,
-// parameter changes, notifications) on the way.
-func (c *wireConn) receive() (pgproto3.BackendMessage, error) {
+// parameter changes, notifications) on the way. With rows false,
+// RowDescription and DataRow come undecoded (msgReader.next): for callers
+// that only count them.
+func (c *wireConn) receive(rows bool) (pgproto3.BackendMessage, error) {
 	for {
-		msg, err := c.fe.Receive()
+		msg, err := c.mr.next(rows)
 		if err != nil {
 			return nil, c.fail(err)
 		}
@@ -214,7 +222,7 @@ func (c *wireConn) prepare(name, sql string, nparams int) error {
 	}
 	var perr error
 	for {
-		msg, err := c.receive()
+		msg, err := c.receive(false)
 		if err != nil {
 			return err
 		}
@@ -242,7 +250,7 @@ func (c *wireConn) simpleExec(sql string) error {
 func (c *wireConn) drainToReady() error {
 	var first error
 	for {
-		msg, err := c.receive()
+		msg, err := c.receive(false)
 		if err != nil {
 			return err
 		}
