@@ -118,7 +118,7 @@ func (c *client) waiter() fdWaiter {
 	return nil
 }
 
-// rowStore keeps one row of a result past the next Receive: column names
+// rowStore keeps one row of a result past the next message read: column names
 // and values copied into one buffer.
 type rowStore struct {
 	names  [][]byte
@@ -143,7 +143,7 @@ func (r *rowStore) setFields(fields []pgproto3.FieldDescription) {
 	for _, f := range fields {
 		r.names = append(r.names, f.Name) // re-pointed into data below
 	}
-	// copy names into data so they survive the next Receive
+	// copy names into data so they survive the next message read
 	for i, n := range r.names {
 		start := len(r.data)
 		r.data = append(r.data, n...)
