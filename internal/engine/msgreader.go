@@ -136,9 +136,6 @@ func (m *msgReader) next(rows bool) (pgproto3.BackendMessage, error) {
 	case 'd':
 		msg = &m.copyData
 	case 'D':
-		if !rows {
-			return &m.dataRow, nil
-		}
 		msg = &m.dataRow
 	case 'E':
 		msg = &m.errorResponse
@@ -159,9 +156,6 @@ func (m *msgReader) next(rows bool) (pgproto3.BackendMessage, error) {
 	case 't':
 		msg = &m.parameterDescription
 	case 'T':
-		if !rows {
-			return &m.rowDescription, nil
-		}
 		msg = &m.rowDescription
 	case 'W':
 		msg = &m.copyBothResponse
@@ -169,6 +163,9 @@ func (m *msgReader) next(rows bool) (pgproto3.BackendMessage, error) {
 		msg = &m.readyForQuery
 	default:
 		return nil, fmt.Errorf("unknown message type: %q", typ)
+	}
+	if !rows && (typ == 'D' || typ == 'T') {
+		return msg, nil // only counted: left undecoded
 	}
 	if err := msg.Decode(body); err != nil {
 		return nil, err
