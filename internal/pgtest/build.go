@@ -4,7 +4,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 )
 
@@ -29,9 +28,13 @@ func BuildPgtrial(t testing.TB) string {
 		root = parent
 	}
 	bin := filepath.Join(t.TempDir(), "pgtrial")
-	goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goCmd); err != nil {
-		goCmd = "go"
+	// The go command that runs the tests: go test puts its GOROOT in the
+	// environment; else the one on PATH.
+	goCmd := "go"
+	if root := os.Getenv("GOROOT"); root != "" {
+		if _, err := os.Stat(filepath.Join(root, "bin", "go")); err == nil {
+			goCmd = filepath.Join(root, "bin", "go")
+		}
 	}
 	cmd := exec.Command(goCmd, "build", "-o", bin, "./cmd/pgtrial")
 	cmd.Dir = root

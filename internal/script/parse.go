@@ -343,12 +343,11 @@ func (p *parser) backslash(bs int) (int, error) {
 	switch c.Meta {
 	case MetaSet, MetaIf, MetaElif:
 		if c.Meta == MetaSet {
-			v, vstart, next, ok := lexWord(src, pos)
+			v, _, next, ok := lexWord(src, pos)
 			if !ok {
 				return 0, perr("missing argument", "", "", 0)
 			}
 			c.Args = append(c.Args, v)
-			offsets = append(offsets, vstart)
 			pos = next
 			c.setSlot = p.s.syms.intern(v)
 			c.setValid = ValidVarName(v)
