@@ -1,0 +1,107 @@
+package report
+
+import (
+	"bufio"
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes d as GitHub-flavoured Markdown: the title as a
+// heading, block titles in bold, tables as pipe tables (cells escaped), the
+// checklist as a table, lines as a paragraph with hard breaks.
+func WriteMarkdown(w io.Writer, d *Doc) error {
+	bw := bufio.NewWriter(w)
+	if d.Title != "" {
+		bw.WriteString("# " + mdInline(d.Title) + "\n")
+	}
+	for i, b := range d.Blocks {
+		if i > 0 || d.Title != "" {
+			bw.WriteString("\n")
+		}
+		switch b := b.(type) {
+		case *Lines:
+			mdTitle(bw, b.Title)
+			for j, l := range b.Lines {
+				end := "  \n" // a hard line break
+				if j == len(b.Lines)-1 {
+					end = "\n"
+				}
+				bw.WriteString(mdInline(strings.TrimSpace(l)) + end)
+			}
+		case *Table:
+			mdTitle(bw, b.Title)
+			mdTable(bw, b.Head, textRows(b.Rows))
+			if rs := missingReasons(b); len(rs) > 0 || len(b.Notes) > 0 {
+				bw.WriteString("\n")
+				for _, r := range append(rs, b.Notes...) {
+					bw.WriteString("- " + mdInline(r) + "\n")
+				}
+			}
+		case *Checklist:
+			mdTitle(bw, b.Title)
+			rows := make([][]string, len(b.Items))
+			for j, c := range b.Items {
+				rows[j] = []string{c.Status, c.Name, c.Message}
+			}
+			mdTable(bw, []string{"status", "item", "what it means"}, rows)
+		case *Notes:
+			for _, l := range b.Lines {
+				bw.WriteString("- " + mdInline(b.Prefix+l) + "\n")
+			}
+		}
+	}
+	return bw.Flush()
+}
+
+func mdTitle(w *bufio.Writer, title string) {
+	if title != "" {
+		w.WriteString("**" + mdInline(strings.TrimSuffix(title, ":")) + "**\n\n")
+	}
+}
+
+func textRows(rows [][]Cell) [][]string {
+	out := make([][]string, len(rows))
+	for i, row := range rows {
+		out[i] = make([]string, len(row))
+		for j, c := range row {
+			out[i][j] = c.Text
+		}
+	}
+	return out
+}
+
+func mdTable(w *bufio.Writer, head []string, rows [][]string) {
+	n := len(head)
+	for _, r := range rows {
+		n = max(n, len(r))
+	}
+	if n == 0 {
+		return
+	}
+	line := func(cells []string) {
+		w.WriteString("|")
+		for i := range n {
+			c := ""
+			if i < len(cells) {
+				c = mdCell(cells[i])
+			}
+			w.WriteString(" " + c + " |")
+		}
+		w.WriteString("\n")
+	}
+	line(head)
+	w.WriteString("|" + strings.Repeat(" --- |", n) + "\n")
+	for _, r := range rows {
+		line(r)
+	}
+}
+
+// mdInline escapes what Markdown would read as markup in running text.
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`, "|", `\|`)
+
+func mdInline(s string) string { return mdEscaper.Replace(s) }
+
+// mdCell is a table cell: inline-escaped, on one line.
+func mdCell(s string) string {
+	return mdInline(strings.Join(strings.Fields(s), " "))
+}
