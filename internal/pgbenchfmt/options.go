@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/pgtrial/pgtrial/internal/cnum"
+	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/script"
 )
@@ -37,7 +38,7 @@ const (
 	AllInitSteps       = "dtgGvpf"
 	DefaultNxacts      = 10
 	DefaultLogPrefix   = "pgbench_log"
-	MaxScripts         = 128
+	MaxScripts         = engine.MaxScripts
 	weightSeparator    = '@'
 	maxInt             = math.MaxInt32
 	defaultBuiltinName = "tpcb-like"
@@ -330,8 +331,8 @@ func (p *parser) option(ev getoptEvent) error {
 		p.dbNameSet = true
 	case 'D':
 		p.benchOption = true
-		name, value, found := strings.Cut(arg, "=")
-		if !found || name == "" || value == "" {
+		name, value, found := script.CutDefine(arg)
+		if !found || value == "" {
 			return p.log.fatal("invalid variable definition: \"%s\"", arg)
 		}
 		if err := p.putVariable(name, value); err != nil {
