@@ -67,7 +67,7 @@ func LoadRule(field string) string {
 // order of the fields; nil when it is valid:
 //
 //	1 ≤ Clients ≤ MaxClients
-//	Threads ≥ 0 (more threads than clients is not an error: Groups clamps)
+//	0 ≤ Threads ≤ MaxClients (more threads than clients is not an error: Groups clamps)
 //	Rate = 0 (closed), or 0 < Rate ≤ MaxRate and finite
 //	Arrival, Overload: a named value
 //	LatencyLimit ≥ 0
@@ -82,8 +82,11 @@ func (l Load) Validate() []error {
 	case l.Clients > MaxClients:
 		bad(FieldClients, strconv.Itoa(l.Clients), fmt.Sprintf("at most %d clients", MaxClients))
 	}
-	if l.Threads < 0 {
+	switch {
+	case l.Threads < 0:
 		bad(FieldThreads, strconv.Itoa(l.Threads), LoadRule(FieldThreads))
+	case l.Threads > MaxClients:
+		bad(FieldThreads, strconv.Itoa(l.Threads), fmt.Sprintf("at most %d threads (never more than the clients are used)", MaxClients))
 	}
 	if l.Rate != 0 && (!(l.Rate > 0) || l.Rate > MaxRate || math.IsInf(l.Rate, 0)) {
 		bad(FieldRate, strconv.FormatFloat(l.Rate, 'g', -1, 64), LoadRule(FieldRate))

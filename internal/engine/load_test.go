@@ -54,6 +54,7 @@ func TestLoadValidate(t *testing.T) {
 		{"no clients", Load{}, []string{FieldClients}},
 		{"too many clients", Load{Clients: MaxClients + 1}, []string{FieldClients}},
 		{"negative threads", Load{Clients: 1, Threads: -1}, []string{FieldThreads}},
+		{"too many threads", Load{Clients: 1, Threads: MaxClients + 1}, []string{FieldThreads}},
 		{"negative rate", Load{Clients: 1, Rate: -1}, []string{FieldRate}},
 		{"NaN rate", Load{Clients: 1, Rate: math.NaN()}, []string{FieldRate}},
 		{"infinite rate", Load{Clients: 1, Rate: math.Inf(1)}, []string{FieldRate}},
