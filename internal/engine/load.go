@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -42,6 +43,10 @@ type FieldError struct {
 func (e *FieldError) Error() string {
 	return fmt.Sprintf("%s %s is out of range: %s", e.Field, e.Value, e.Rule)
 }
+
+// Flag is the field as `pgtrial run`'s flag: --latency-limit for
+// latency_limit.
+func (e *FieldError) Flag() string { return "--" + strings.ReplaceAll(e.Field, "_", "-") }
 
 // LoadRule is what a field allows, worded for a message about a value of
 // the wrong type ("expected a whole number (at least 1 client)").

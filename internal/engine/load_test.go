@@ -99,3 +99,11 @@ func TestLoadGroups(t *testing.T) {
 		t.Errorf("DefaultThreads(1000) = %d", d)
 	}
 }
+
+func TestFieldErrorFlag(t *testing.T) {
+	errs := Load{Clients: 1, LatencyLimit: -1}.Validate()
+	var fe *FieldError
+	if len(errs) != 1 || !errors.As(errs[0], &fe) || fe.Flag() != "--latency-limit" {
+		t.Errorf("Validate = %v, want one error on --latency-limit", errs)
+	}
+}
