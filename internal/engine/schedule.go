@@ -7,46 +7,6 @@ import (
 	"github.com/pgtrial/pgtrial/internal/prng"
 )
 
-// Arrival is how the open model spaces its slots.
-type Arrival uint8
-
-const (
-	// Poisson: exponential gaps of mean 1/rate drawn from a seeded stream
-	// (pgbench's --rate and sysbench's behaviour).
-	Poisson Arrival = iota
-	// Uniform: slot k at start + k/rate exactly.
-	Uniform
-)
-
-// String is the arrival's name as used in files.
-func (a Arrival) String() string {
-	if a == Uniform {
-		return "uniform"
-	}
-	return "poisson"
-}
-
-// Overload is what the open model does with a slot no client was free for.
-type Overload uint8
-
-const (
-	// Queue: the slot waits for the next free client and its response time
-	// includes the wait (lag). With a latency limit a slot already later than
-	// the limit when taken is skipped, as pgbench does.
-	Queue Overload = iota
-	// Drop: a slot whose time passed while every client was busy is dropped
-	// and counted.
-	Drop
-)
-
-// String is the policy's name as used in files.
-func (o Overload) String() string {
-	if o == Drop {
-		return "drop"
-	}
-	return "queue"
-}
-
 // schedule hands out the intended start times of one group of clients
 // (a pgbench thread). Times are µs on the run's clock. A slot's time is a
 // function of its index and the seeded stream only — slot k of a Poisson

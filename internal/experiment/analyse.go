@@ -72,6 +72,10 @@ func (r *runner) analyse() {
 	// SLOs: each variant's median quantile over its repeats at each rate.
 	rec.SLOs = nil
 	for _, slo := range r.spec.SLOs {
+		if _, err := quantileOf(&RunRecord{}, slo.Quantile); err != nil {
+			rec.Warnings = append(rec.Warnings, fmt.Sprintf("SLO %s not judged: %v", slo, err))
+			continue
+		}
 		for _, v := range rec.Variants {
 			byRate := map[float64][]float64{}
 			for _, rr := range rec.Runs {
@@ -81,7 +85,8 @@ func (r *runner) analyse() {
 				if slo.AtRate > 0 && rr.Rate != slo.AtRate {
 					continue
 				}
-				byRate[rr.Rate] = append(byRate[rr.Rate], quantileOf(&rr, slo.Quantile))
+				q, _ := quantileOf(&rr, slo.Quantile) // known: checked above
+				byRate[rr.Rate] = append(byRate[rr.Rate], q)
 			}
 			rates := make([]float64, 0, len(byRate))
 			for rate := range byRate {

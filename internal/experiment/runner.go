@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"time"
 
@@ -16,7 +15,9 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/capacity"
 	"github.com/pgtrial/pgtrial/internal/checks"
+	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/loader"
+	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/serverctl"
@@ -49,7 +50,8 @@ type runner struct {
 	rec               *Record
 	scripts           []trial.Script
 	target            results.Target
-	scale             int
+	scale             int  // pgbench scale of the tables; 0: no pgbench tables
+	loaded            bool // the tables are there at scale already: nothing to load
 	window            time.Duration
 	checkpointTimeout time.Duration
 	seed              uint64
@@ -227,15 +229,13 @@ func (r *runner) preflight(ctx context.Context) error {
 			return fmt.Errorf("read the scale from pgbench_branches: %w", err)
 		}
 		r.scale = s.Workload.Scale
-		if branches == int64(s.Workload.Scale) {
-			r.scale = -s.Workload.Scale // loaded already: negative means "no init"
-		}
+		r.loaded = branches == int64(s.Workload.Scale)
 	} else if needs {
 		_, scale, err := trial.Inspect(cctx, r.env.ConnString, true)
 		if err != nil {
 			return err
 		}
-		r.scale = -scale
+		r.scale, r.loaded = scale, true
 	}
 
 	// Tables of the injections (pgbench's are made by the load when missing).
@@ -264,8 +264,7 @@ func (r *runner) preflight(ctx context.Context) error {
 // database does not have (as `pgtrial init -s`: tables pgtrial did not
 // create are never dropped).
 func (r *runner) loadTables(ctx context.Context) error {
-	if r.scale <= 0 {
-		r.scale = -r.scale
+	if r.loaded || r.scale == 0 {
 		return nil
 	}
 	pgcfg, err := pgconn.ParseConfig(r.env.ConnString)
@@ -302,7 +301,7 @@ func (r *runner) newRecord() *Record {
 	rec := &Record{
 		Schema: SchemaVersion, Name: s.Name, Description: s.Description, File: s.File,
 		StartedAt: time.Now(), Tool: r.env.Tool, Target: r.target,
-		Workload: trial.WorkloadName(r.scripts), Scale: abs(r.scale),
+		Workload: trial.WorkloadName(r.scripts), Scale: r.scale,
 		Model: s.Model().String(), Clients: s.Load.Clients, Rate: s.Load.Rate,
 		WarmupS: s.Protocol.Warmup.Seconds(), WindowS: r.window.Seconds(),
 		Repeats: s.Protocol.Repeats, Interleave: s.Protocol.Interleave, Seed: r.seed,
@@ -321,13 +320,6 @@ func (r *runner) newRecord() *Record {
 		rec.Injections = append(rec.Injections, InjectionPlanned{Kind: inj.Kind.String(), AtS: inj.At.Seconds(), Table: inj.Table, DurationS: inj.Duration.Seconds()})
 	}
 	return rec
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
 }
 
 // useVariant makes variant vi the one in effect: the previous one undone,
@@ -478,11 +470,17 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 		name += "-" + strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.1f", p.level), "0"), ".")
 	}
 	rel := filepath.Join(RunsDir, name)
-	threads := s.Load.Threads
-	if threads == 0 {
-		threads = min(p.clients, max(1, runtime.NumCPU()))
+	// The run's load: a ramp's level, a search's rate; the rules of
+	// `pgtrial run`'s flags.
+	load := engine.Load{Clients: p.clients, Threads: s.Load.Threads, Rate: p.rate, Arrival: s.Load.Arrival,
+		Overload: s.Load.Overload, LatencyLimit: s.Load.LatencyLimit}
+	if p.noLimit {
+		load.LatencyLimit = 0
 	}
-	threads = min(threads, p.clients)
+	if errs := load.Validate(); len(errs) > 0 {
+		return nil, fmt.Errorf("run %s: %w", name, errors.Join(errs...))
+	}
+	threads := load.Groups()
 	seed := r.seed + uint64(p.repeat-1)
 	vars := make([]trial.Var, len(s.Workload.Variables))
 	for i, x := range s.Workload.Variables {
@@ -721,7 +719,7 @@ func (p *prober) Closed(ctx context.Context, n int) (capacity.Probe, error) {
 	if err != nil {
 		return capacity.Probe{}, err
 	}
-	return p.probe(rr), nil
+	return p.probe(rr)
 }
 
 func (p *prober) Open(ctx context.Context, rate float64, n int) (capacity.Probe, error) {
@@ -731,31 +729,37 @@ func (p *prober) Open(ctx context.Context, rate float64, n int) (capacity.Probe,
 	if err != nil {
 		return capacity.Probe{}, err
 	}
-	return p.probe(rr), nil
+	return p.probe(rr)
 }
 
-func (p *prober) probe(rr *RunRecord) capacity.Probe {
+func (p *prober) probe(rr *RunRecord) (capacity.Probe, error) {
 	q := p.r.spec.Search.SLO.Quantile
-	ms := quantileOf(rr, q)
+	ms, err := quantileOf(rr, q)
+	if err != nil {
+		return capacity.Probe{}, fmt.Errorf("the search's SLO: %w", err)
+	}
 	return capacity.Probe{
 		Rate: rr.Rate, Achieved: rr.TPS, Quantile: time.Duration(ms * float64(time.Millisecond)),
 		LagGrowing: rr.LagGrowing, SkippedShare: rr.SkippedShare, FailedShare: rr.FailedShare, Dir: rr.Dir,
 		WindowS: p.r.window.Seconds(),
-	}
+	}, nil
 }
 
-// quantileOf is a run's response-time quantile q in ms (p90 from the run's
-// summary: RunRecord keeps p50, p95, p99, p99.9).
-func quantileOf(rr *RunRecord, q float64) float64 {
+// quantileOf is a run's response-time quantile q in ms: one of
+// metrics.Quantiles, the quantiles a RunRecord keeps; an error for any
+// other (an SLO's quantile comes from the same list).
+func quantileOf(rr *RunRecord, q float64) (float64, error) {
 	switch q {
 	case 0.5:
-		return rr.P50
+		return rr.P50, nil
+	case 0.9:
+		return rr.P90, nil
 	case 0.95:
-		return rr.P95
+		return rr.P95, nil
 	case 0.99:
-		return rr.P99
+		return rr.P99, nil
 	case 0.999:
-		return rr.P999
+		return rr.P999, nil
 	}
-	return rr.P90
+	return 0, fmt.Errorf("a run record keeps the response time's %s, not the %g quantile", strings.Join(metrics.QuantileNames(), ", "), q)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -251,6 +252,10 @@ func TestBadFiles(t *testing.T) {
 			"x.yaml:1:27: load.clients: 0 is out of range: at least 1 client\n" +
 				"x.yaml:1:39: load.threads: -1 is out of range: give at least 1, or 0 for min(clients, CPUs)\n" +
 				"x.yaml:2:21: protocol.repeats: 0 is out of range: at least 1 run per variant (3 or more to see the noise)"},
+		{"too many clients and threads, too high a rate", "load: {rate: 2e9, clients: 2000000, threads: 2000000}\n",
+			"x.yaml:1:14: load.rate: 2e9 is out of range: transactions per second, above 0 and at most 1e9\n" +
+				"x.yaml:1:28: load.clients: 2000000 is out of range: at most 1000000 clients\n" +
+				"x.yaml:1:46: load.threads: 2000000 is out of range: at most 1000000 threads (never more than the clients are used)"},
 		{"rate and closed", "load:\n  rate: 100\n  closed: true\n",
 			`x.yaml:3:3: load.closed: rate and closed exclude each other: choose one load model`},
 		{"no load model", "load: {clients: 8}\n",
@@ -719,7 +724,7 @@ func FuzzParse(f *testing.F) {
 
 // TestDocExamples: the files in the package documentation are valid.
 func TestDocExamples(t *testing.T) {
-	src, err := os.ReadFile("spec.go")
+	src, err := os.ReadFile("doc.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -755,5 +760,69 @@ func TestDocExamples(t *testing.T) {
 	}
 	if s.Search == nil || s.Search.SLO.Limit != 50*time.Millisecond {
 		t.Errorf("the search example gave %+v", s.Search)
+	}
+}
+
+// TestDocShowsEveryKey: every key of every section's table has a line of
+// doc and appears in the package documentation (go doc shows it), and no
+// section repeats a key.
+func TestDocShowsEveryKey(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(src)
+	docs := map[string]string{}
+	collectDocs := func(section string, names []string, docOf func(i int) string) {
+		seen := map[string]bool{}
+		for i, name := range names {
+			if seen[name] {
+				t.Errorf("%s: key %q twice", sectionPath(section), name)
+			}
+			seen[name] = true
+			if docOf(i) == "" {
+				t.Errorf("%s.%s: no doc in its table", section, name)
+			}
+			docs[child(section, name)] = docOf(i)
+		}
+	}
+	collectDocs("", topSection().names(), func(i int) string { return topSection().keys[i].doc })
+	collectDocs("target", targetSection().names(), func(i int) string { return targetSection().keys[i].doc })
+	collectDocs("workload", workloadSection().names(), func(i int) string { return workloadSection().keys[i].doc })
+	collectDocs("workload.scripts", scriptSection().names(), func(i int) string { return scriptSection().keys[i].doc })
+	collectDocs("load", loadSection().names(), func(i int) string { return loadSection().keys[i].doc })
+	collectDocs("load.ramp", rampSection().names(), func(i int) string { return rampSection().keys[i].doc })
+	collectDocs("protocol", protocolSection().names(), func(i int) string { return protocolSection().keys[i].doc })
+	collectDocs("variants", variantSection().names(), func(i int) string { return variantSection().keys[i].doc })
+	collectDocs("injections", injectionSection().names(), func(i int) string { return injectionSection().keys[i].doc })
+	collectDocs("slo", sloSection("slo").names(), func(i int) string { return sloSection("slo").keys[i].doc })
+	collectDocs("search", searchSection().names(), func(i int) string { return searchSection().keys[i].doc })
+	collectDocs("collect", collectSection().names(), func(i int) string { return collectSection().keys[i].doc })
+	tables := 0
+	for _, kt := range keyTables() {
+		tables++
+		for _, name := range kt.keys {
+			word := regexp.MustCompile(`(^|[^A-Za-z0-9_.])` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9_])`)
+			if !word.MatchString(doc) {
+				t.Errorf("%s: key %q is not in the package documentation", sectionPath(kt.section), name)
+			}
+		}
+	}
+	if tables != 13 || len(docs) < 50 {
+		t.Errorf("%d tables, %d keys: a section is missing from keyTables", tables, len(docs))
+	}
+}
+
+// TestUnknownKeyHomes: a key of another section names every section it
+// belongs in, from the same tables that decode.
+func TestUnknownKeyHomes(t *testing.T) {
+	for _, tc := range []struct{ key, section, want string }{
+		{"p99", "load", `unknown key "p99" here: it belongs in slo[…] or search.slo`},
+		{"weight", "variants", `unknown key "weight" here: it belongs in workload.scripts[…]`},
+		{"steps", "search", `unknown key "steps" here: it belongs in load.ramp`},
+	} {
+		if got := unknownKey(tc.key, tc.section); got != tc.want {
+			t.Errorf("unknownKey(%q, %q) = %q, want %q", tc.key, tc.section, got, tc.want)
+		}
 	}
 }

@@ -7,17 +7,14 @@ package pgbenchfmt
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"os/user"
 	"strings"
-	"syscall"
 
 	"github.com/pgtrial/pgtrial/internal/cnum"
+	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/script"
-	"github.com/pgtrial/pgtrial/internal/workload"
 )
 
 // Mode is what pgbench was asked to do.
@@ -41,7 +38,7 @@ const (
 	AllInitSteps       = "dtgGvpf"
 	DefaultNxacts      = 10
 	DefaultLogPrefix   = "pgbench_log"
-	MaxScripts         = 128
+	MaxScripts         = engine.MaxScripts
 	weightSeparator    = '@'
 	maxInt             = math.MaxInt32
 	defaultBuiltinName = "tpcb-like"
@@ -130,89 +127,6 @@ type Options struct {
 	// Seed is the base random seed: --random-seed, else PGBENCH_RANDOM_SEED, else the
 	// clock (then Seed.Explicit is false).
 	Seed prng.Seed
-}
-
-// System is what parsing needs from outside the argument list. The zero value of a
-// field means the real thing (os.Stdin, os.LookupEnv, …).
-type System struct {
-	Stdin          io.Reader
-	Stdout, Stderr io.Writer
-	LookupEnv      func(string) (string, bool)
-	ReadFile       func(string) ([]byte, error)
-	// NoFileLimit returns the hard RLIMIT_NOFILE (pgbench checks it for -c).
-	NoFileLimit func() (uint64, error)
-	// UserName is the OS user name, the last resort for the database name.
-	UserName func() (string, error)
-	// ToolVersion is pgtrial's version, shown by --version.
-	ToolVersion string
-}
-
-func (s System) withDefaults() System {
-	if s.Stdin == nil {
-		s.Stdin = os.Stdin
-	}
-	if s.Stdout == nil {
-		s.Stdout = os.Stdout
-	}
-	if s.Stderr == nil {
-		s.Stderr = os.Stderr
-	}
-	if s.LookupEnv == nil {
-		s.LookupEnv = os.LookupEnv
-	}
-	if s.ReadFile == nil {
-		s.ReadFile = os.ReadFile
-	}
-	if s.NoFileLimit == nil {
-		s.NoFileLimit = noFileLimit
-	}
-	if s.UserName == nil {
-		s.UserName = func() (string, error) {
-			u, err := user.Current()
-			if err != nil {
-				return "", err
-			}
-			return u.Username, nil
-		}
-	}
-	return s
-}
-
-// Exit means the command line was handled completely (help, version, -b list,
-// --show-script) or rejected: the messages are printed and the process should exit
-// with Code.
-type Exit struct{ Code int }
-
-func (e *Exit) Error() string { return fmt.Sprintf("pgbench: exit status %d", e.Code) }
-
-// ExitCode returns the code of an *Exit error, or 1 for any other non-nil error.
-func ExitCode(err error) int {
-	var e *Exit
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	if err != nil {
-		return 1
-	}
-	return 0
-}
-
-// logger prints pgbench's log lines ("pgbench: error: …").
-type logger struct{ w io.Writer }
-
-func (l logger) line(label, format string, args ...any) {
-	msg := strings.TrimSuffix(fmt.Sprintf(format, args...), "\n") // as pg_log_generic
-	fmt.Fprintf(l.w, "pgbench: %s%s\n", label, msg)
-}
-func (l logger) Error(format string, args ...any)  { l.line("error: ", format, args...) }
-func (l logger) Detail(format string, args ...any) { l.line("detail: ", format, args...) }
-func (l logger) Hint(format string, args ...any)   { l.line("hint: ", format, args...) }
-func (l logger) Info(format string, args ...any)   { l.line("", format, args...) }
-
-// fatal logs an error and returns the exit-1 result (pgbench's pg_fatal).
-func (l logger) fatal(format string, args ...any) error {
-	l.Error(format, args...)
-	return &Exit{Code: 1}
 }
 
 // Option codes of long-only options (above any byte).
@@ -417,8 +331,8 @@ func (p *parser) option(ev getoptEvent) error {
 		p.dbNameSet = true
 	case 'D':
 		p.benchOption = true
-		name, value, found := strings.Cut(arg, "=")
-		if !found || name == "" || value == "" {
+		name, value, found := script.CutDefine(arg)
+		if !found || value == "" {
 			return p.log.fatal("invalid variable definition: \"%s\"", arg)
 		}
 		if err := p.putVariable(name, value); err != nil {
@@ -811,141 +725,4 @@ func (p *parser) putVariable(name, value string) error {
 	}
 	p.o.Variables = append(p.o.Variables, Variable{Name: name, Value: value})
 	return nil
-}
-
-// parseScriptWeight splits "NAME[@W]" at the last '@' (pgbench's parseScriptWeight):
-// W is read with strtol and must be in 0..INT_MAX; no '@' means weight 1.
-func (p *parser) parseScriptWeight(option string) (string, int, error) {
-	sep := strings.LastIndexByte(option, weightSeparator)
-	if sep < 0 {
-		return option, 1, nil
-	}
-	name, spec := option[:sep], option[sep+1:]
-	v, end, overflow := cnum.Strtol(spec)
-	if overflow || end == 0 || end != len(spec) {
-		return "", 0, p.log.fatal("invalid weight specification: %s", option[sep:])
-	}
-	if v > maxInt || v < 0 {
-		return "", 0, p.log.fatal("weight specification out of range (0 .. %d): %d", maxInt, v)
-	}
-	return name, int(v), nil
-}
-
-// findBuiltin is pgbench's findBuiltin: an unambiguous prefix, or an error followed
-// by the list.
-func (p *parser) findBuiltin(name string) (*workload.BuiltinScript, error) {
-	bi, n := workload.FindBuiltin(name)
-	if n == 1 {
-		return bi, nil
-	}
-	if n == 0 {
-		p.log.Error("no builtin script found for name \"%s\"", name)
-	} else {
-		p.log.Error("ambiguous builtin name: %d builtin scripts found for prefix \"%s\"", n, name)
-	}
-	listBuiltins(p.sys.Stderr)
-	return nil, &Exit{Code: 1}
-}
-
-// mustBuiltin returns a built-in script by its full name.
-func mustBuiltin(name string) *workload.BuiltinScript {
-	bi, n := workload.FindBuiltin(name)
-	if n != 1 || bi.Name != name {
-		panic("pgbenchfmt: no built-in script " + name)
-	}
-	return bi
-}
-
-// listBuiltins prints pgbench's list of built-in scripts (listAvailableScripts).
-func listBuiltins(w io.Writer) {
-	fmt.Fprintf(w, "Available builtin scripts:\n")
-	for _, b := range workload.BuiltinScripts {
-		fmt.Fprintf(w, "  %13s: %s\n", b.Name, b.Desc)
-	}
-	fmt.Fprintf(w, "\n")
-}
-
-func (p *parser) addBuiltin(bi *workload.BuiltinScript, weight int) error {
-	return p.addScript(bi.Desc, bi.Name, bi.Script, weight)
-}
-
-// addFile reads a script file ("-" is stdin) and adds it (pgbench's process_file).
-func (p *parser) addFile(name string, weight int) error {
-	var src []byte
-	var err error
-	if name == "-" {
-		src, err = io.ReadAll(p.sys.Stdin)
-		if err != nil {
-			return p.log.fatal("could not read file \"%s\": %s", name, strerror(err))
-		}
-	} else {
-		src, err = p.sys.ReadFile(name)
-		if err != nil {
-			// fopen succeeds on a directory; the read then fails.
-			if errors.Is(err, syscall.EISDIR) {
-				return p.log.fatal("could not read file \"%s\": %s", name, strerror(err))
-			}
-			return p.log.fatal("could not open file \"%s\": %s", name, strerror(err))
-		}
-	}
-	// pgbench reads the file into a C string: a NUL byte ends it.
-	text := string(src)
-	if i := strings.IndexByte(text, 0); i >= 0 {
-		text = text[:i]
-	}
-	return p.addScript(name, "", text, weight)
-}
-
-// addScript parses a script and appends it (pgbench's ParseScript and addScript):
-// a syntax error, an empty script, the 129th script and a bad \if structure are fatal,
-// in that order.
-func (p *parser) addScript(desc, builtin, src string, weight int) error {
-	parsed, err := script.Parse(desc, src)
-	if err != nil {
-		// pgbench's lines; then, when they do not show it (no caret, or pgbench's
-		// misleading line for \gset), where the error is.
-		p.log.Error("%v", err)
-		var pe *script.ParseError
-		if errors.As(err, &pe) && pe.AtLine > 0 && !(pe.Text != "" && pe.Column > 0 && pe.Line == pe.AtLine) {
-			p.log.Detail("the command is at %s", pe.Where())
-		}
-		return &Exit{Code: 1}
-	}
-	if len(parsed.Commands) == 0 {
-		return p.log.fatal("empty command list for script \"%s\"", desc)
-	}
-	if len(p.o.Scripts) >= MaxScripts {
-		return p.log.fatal("at most %d SQL scripts are allowed", MaxScripts)
-	}
-	if err := parsed.CheckConditionals(); err != nil {
-		// pgbench's line, then where it is, which pgbench does not say.
-		p.log.Error("%v", err)
-		if ce, ok := err.(*script.ConditionError); ok {
-			what := "the command"
-			if ce.Command > len(parsed.Commands) { // \if without matching \endif: the open \if
-				what = `the unclosed \if`
-			}
-			p.log.Detail("%s is at %s", what, ce.Where())
-		}
-		return &Exit{Code: 1}
-	}
-	p.o.Scripts = append(p.o.Scripts, Script{Desc: desc, Builtin: builtin, Weight: weight, Source: src, Parsed: parsed})
-	return nil
-}
-
-// strerror renders an OS error as C's strerror does ("No such file or directory"):
-// Go's texts for errno values are glibc's with a lower-case first letter.
-func strerror(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		s := errno.Error()
-		if s != "" {
-			return strings.ToUpper(s[:1]) + s[1:]
-		}
-	}
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

@@ -1,0 +1,106 @@
+// Package experiment reads and validates experiment files, the input of
+// `pgtrial experiment FILE.yaml`: the target, the workload, the load, the
+// protocol (warm-up, measured window, repeats, interleaving), the variants
+// to compare, injected stalls, SLOs and capacity search. It does not run
+// anything: Load and Parse check the whole file before anything touches the
+// database, and report every problem at once, each with the file, line,
+// column and the key's path, sorted by line:
+//
+//	mix.yaml:14:5: variants[1].settings.shared_buffers: ...
+//
+// # The file
+//
+// A complete file, every key shown (the defaults in the comments):
+//
+//	name: sync-commit            # default: the file's name without .yaml
+//	description: synchronous_commit off vs on for tpcb-like at 500 tx/s
+//
+//	target:                      # default: the local cluster "default"
+//	  local: true                # true: the local cluster "default"; or its name
+//	  # url: postgres://bench@db1:5432/bench   # a server instead of the local cluster
+//	  # restart_command: ssh db1 sudo systemctl restart postgresql@17-main
+//	  # node_exporter: db1:9100  # OS metrics of a remote server (--node-exporter)
+//
+//	workload:                    # default: builtin tpcb-like
+//	  builtin: tpcb-like         # tpcb-like, simple-update, select-only (-b; a prefix works)
+//	  scale: 75                  # pgbench scale to load (pgtrial init -s); unset: read from pgbench_branches
+//	  # scripts:                 # instead of builtin (-f): files relative to this file
+//	  #   - {file: mix.sql, weight: 9}     # weight: default 1
+//	  #   - {file: report.sql, weight: 1}
+//	  variables: {delta: 5000}   # -D NAME=VALUE
+//	  protocol: prepared         # query protocol (--protocol/-M): simple, extended, prepared
+//	  max_tries: 1               # --max-tries (0: unlimited)
+//	  continue_on_error: false   # --continue-on-error
+//
+//	load:
+//	  clients: 16                # -c, default 4
+//	  threads: 2                 # -j, default 0: min(clients, CPUs)
+//	  rate: 500                  # open model, tx/s (--rate); or closed: true; or ramp: below
+//	  # closed: true             # closed model (--closed)
+//	  # ramp: {by: rate, from: 100, to: 800, steps: 4, spacing: geometric, step_duration: 2m}
+//	  arrival: poisson           # open model: poisson or uniform (--arrival)
+//	  overload: queue            # open model: queue or drop (--overload)
+//	  latency_limit: 100ms       # -L
+//
+//	protocol:
+//	  warmup: 2m                 # default 30s, before every run, excluded
+//	  window: 2m                 # measured window; default max(2 × checkpoint_timeout, 60s)
+//	  repeats: 4                 # runs per variant, default 3
+//	  interleave: true           # default true: A B A B …; false: A A … B B …
+//
+//	variants:                    # default: one variant "baseline" with nothing to change
+//	  - name: sync-on
+//	    settings: {synchronous_commit: "on"}
+//	  - name: sync-off
+//	    settings: {synchronous_commit: "off"}   # ALTER SYSTEM SET, then reload or restart
+//	    setup: ["CREATE INDEX ON pgbench_history (mtime)"]   # SQL before the variant's runs
+//	    teardown: ["DROP INDEX pgbench_history_mtime_idx"]  # SQL after them
+//
+//	injections:                  # times from the start of the measured window
+//	  - {at: 20s, kind: lock, table: pgbench_branches, duration: 5s}  # ACCESS EXCLUSIVE
+//	  - {at: 60s, kind: checkpoint}
+//	  - {at: 90s, kind: vacuum, table: pgbench_accounts}  # no table: the whole database
+//
+//	slo:                         # open model only; at_rate: the load's rate, or within a ramp
+//	  - {p99: 100ms, at_rate: 500}   # p50, p90, p95, p99 or p99.9; at_rate default: the load's rate(s)
+//
+//	seed: 42                     # unsigned integer (--random-seed); default: chosen and recorded
+//	interval: 1s                 # --interval
+//	collect: [waits, statements, server, os]   # --collect; false: none; default: all
+//	# collect: {kinds: [waits], wait_interval: 100ms, wait_source: auto}
+//
+// Capacity search replaces the load model (no rate, closed or ramp): the
+// closed-model ceiling (ceiling_repeats runs with load.clients), open-model
+// steps at fractions of it, then bisection to the highest rate that meets
+// the SLO with no growing lag, until the bracket is within precision:
+//
+//	search:
+//	  slo: {p99: 50ms}
+//	  fractions: [0.3, 0.6, 0.9]   # default
+//	  ceiling_repeats: 3           # default
+//	  precision: 0.05              # default: stop when (high − low)/low ≤ 5 %
+//	  max_steps: 8                 # default: at most 8 bisection steps
+//
+// Top-level keys starting with "x-" are ignored: a place for YAML anchors
+// (&name, *name, and merge keys "<<: *name" work everywhere).
+//
+// # Rules
+//
+// Durations use Go syntax (90s, 2m, 1m30s, 250ms); a bare number is an
+// error, since it has no unit. Counts are positive integers. Setting values
+// are kept as written (shared_buffers: 1GB is "1GB"; quote "on" and "off"
+// only for readability, both forms give the same text). Errors name
+// unknown keys with the closest known one, and a key that belongs to
+// another section with its place.
+//
+// The measured window's default needs the server (checkpoint_timeout), so
+// Protocol.Window is 0 when the file leaves it out: the runner calls
+// Protocol.WindowFor and then Spec.CheckWindow to check the injections
+// against it. A shorter window than the default is allowed; the checklist
+// warns about it.
+//
+// Settings that need a restart: which ones do depends on the server
+// (pg_settings.context = 'postmaster'), so Parse only knows the usual ones
+// (NeedsRestart) and rejects them on a remote target without a
+// restart_command; the runner checks pg_settings.context for the others.
+package experiment
