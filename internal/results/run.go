@@ -164,22 +164,29 @@ func Load(dir string) (*Run, error) {
 	return &run, nil
 }
 
-// writeRun writes run to dir/run.json atomically: a temporary file in the
-// same directory, fsynced, renamed over run.json, and the directory fsynced,
-// so a reader sees the old or the new file, never a part. The schema is set
-// and the command line redacted on the way out; run itself is not modified.
+// writeRun writes run to dir/run.json atomically (writeJSONAtomic). The
+// schema is set and the command line redacted on the way out; run itself is
+// not modified.
 func writeRun(dir string, run *Run) error {
 	out := *run
 	out.Schema = Schema
 	out.CommandLine = RedactArgs(run.CommandLine)
+	return writeJSONAtomic(dir, RunFile, &out)
+}
+
+// writeJSONAtomic writes v as indented JSON with a final newline to
+// dir/name atomically: a temporary file in the same directory, fsynced,
+// renamed over dir/name, and the directory fsynced, so a reader sees the old
+// or the new file, never a part.
+func writeJSONAtomic(dir, name string, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(&out); err != nil {
-		return fmt.Errorf("encode %s: %w", RunFile, err)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	path := filepath.Join(dir, RunFile)
-	tmp, err := os.CreateTemp(dir, "."+RunFile+".tmp-*")
+	path := filepath.Join(dir, name)
+	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
