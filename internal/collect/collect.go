@@ -6,12 +6,17 @@
 //
 // # One clock
 //
-// Every source samples on a grid anchored at Config.RunStart (the run's
-// StartedAt, the zero of timeline.csv's elapsed_s): t_k = RunStart + k·period.
-// A row describes the interval (t_{k-1}, t_k] and carries "time" = t_k (RFC
-// 3339, UTC, ms) and "elapsed_s" = t_k − RunStart, like timeline.csv, whose
-// intervals end at the bench start (RunStart + connection time, a few ms) +
-// k·interval: rows of all files join on elapsed_s to within that offset.
+// Every source samples on a grid anchored at the run's clock zero, the bench
+// start (results.Clock, recorded in run.json as bench_start; also the zero
+// of timeline.csv's elapsed_s): t_k = zero + k·period. A row describes the
+// interval (t_{k-1}, t_k] and carries "time" = t_k (RFC 3339, UTC, ms) and
+// "elapsed_s" = t_k − zero, like timeline.csv, whose intervals end at
+// zero + k·interval: a row at elapsed_s = 5 is the same instant in every
+// file. The collectors start before the clients connect (they read their
+// baselines then), so with Config.Clock their loops wait for the clock to
+// start; the first row's counters then cover the time from the baseline to
+// t_1 (rates use the real time between the reads). Without a Clock the grid
+// is anchored at Config.RunStart.
 //
 // # Never in the way
 //
@@ -73,8 +78,13 @@ type Config struct {
 	ConnString string
 	// Dir is the run directory the CSV files are written into.
 	Dir string
-	// RunStart anchors the sampling grid and is the zero of elapsed_s.
+	// RunStart anchors the sampling grid and is the zero of elapsed_s,
+	// unless Clock is set.
 	RunStart time.Time
+	// Clock, when set, is the run's clock (results.Dir.Clock): the sampling
+	// loops and the phase marks wait for it to start and use its zero (the
+	// bench start) as RunStart.
+	Clock *results.Clock
 	// Interval is the period of server and OS samples and of the waits
 	// rows (default 1 s).
 	Interval time.Duration
@@ -114,6 +124,9 @@ type Collector struct {
 	last     atomic.Int64  // Stop's end (Unix ns): the loops take their last sample at or after it
 	marks    chan mark     // to the mark worker (started by the first Mark)
 	markDone chan struct{} // closed when the mark worker has finished
+	// anchored is closed once cfg.RunStart is final: at Start without a
+	// Clock, else when the clock has started (or Stop gave up waiting).
+	anchored chan struct{}
 }
 
 type runningSource struct {
@@ -229,6 +242,28 @@ func Start(ctx context.Context, cfg Config) (*Collector, error) {
 
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.cancel = cancel
+	c.anchored = make(chan struct{})
+	if cfg.Clock == nil {
+		close(c.anchored)
+		c.startLoops(runCtx)
+		return c, nil
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(c.anchored)
+		zero, err := cfg.Clock.Wait(runCtx)
+		if err != nil {
+			return // stopped before the clock started
+		}
+		c.cfg.RunStart = zero // read by the sources only after anchored
+		c.startLoops(runCtx)
+	}()
+	return c, nil
+}
+
+// startLoops starts the sampling loop of every periodic source.
+func (c *Collector) startLoops(ctx context.Context) {
 	for _, s := range c.sources {
 		if s.src.period() <= 0 {
 			continue // sampled only at marks (statements)
@@ -236,10 +271,9 @@ func Start(ctx context.Context, cfg Config) (*Collector, error) {
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
-			c.loop(runCtx, s)
+			c.loop(ctx, s)
 		}()
 	}
-	return c, nil
 }
 
 // newSource starts the source of kind k.
@@ -357,6 +391,7 @@ func (c *Collector) Mark(phase string, t time.Time) {
 		c.markDone = make(chan struct{})
 		go func() {
 			defer close(c.markDone)
+			<-c.anchored // the rows' elapsed_s count from the clock's zero
 			for m := range c.marks {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				if err := c.stmts.mark(ctx, m.phase, m.t); err != nil {
@@ -397,6 +432,11 @@ func (c *Collector) Stop(ctx context.Context, end time.Time) []string {
 	// source that does not get there within its period and 5 s is cut
 	// short.
 	c.last.Store(end.UnixNano())
+	select {
+	case <-c.anchored:
+	default:
+		c.cancel() // the clock never started: no loop is sampling
+	}
 	done := make(chan struct{})
 	go func() { c.wg.Wait(); close(done) }()
 	longest := time.Duration(0)

@@ -10,6 +10,15 @@
 //	               SCRIPT/lag and total/…; values in µs
 //	timeline.csv   one row per interval (TimelineRow)
 //	events.jsonl   one Event per line
+//	waits.csv, statements.csv, server.csv, os.csv
+//	               the collectors' rows (waits.go, statements.go,
+//	               server.go, os.go; internal/collect writes them)
+//	experiment.json an experiment directory's summary (experiment.go)
+//
+// Each format has its writer and its reader side by side here, and every
+// other package reads the files only through them. One clock (Clock,
+// Run.BenchStart) stamps every CSV row; one rule (Window.Holds) says which
+// rows fall in a window.
 //
 // The files are appended to and flushed to the operating system after every
 // interval and event, so a run that is interrupted or crashes keeps
@@ -43,10 +52,15 @@ const (
 
 // Run is run.json.
 type Run struct {
-	Schema          string    `json:"schema"`
-	Tool            Tool      `json:"tool"`
-	CommandLine     []string  `json:"command_line,omitempty"` // passwords removed (RedactArgs)
-	StartedAt       time.Time `json:"started_at"`
+	Schema      string    `json:"schema"`
+	Tool        Tool      `json:"tool"`
+	CommandLine []string  `json:"command_line,omitempty"` // passwords removed (RedactArgs)
+	StartedAt   time.Time `json:"started_at"`
+	// BenchStart is the run's clock zero (Clock): the bench start, every
+	// client connected. elapsed_s of timeline.csv and of the collectors'
+	// files counts from it. Absent in runs written before it was recorded,
+	// whose elapsed_s counts from StartedAt.
+	BenchStart      time.Time `json:"bench_start,omitzero"`
 	EndedAt         time.Time `json:"ended_at,omitzero"`
 	Target          Target    `json:"target"`
 	Workload        Workload  `json:"workload"`
