@@ -61,17 +61,11 @@
 package checks
 
 import (
-	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/results"
@@ -151,7 +145,7 @@ func Run(dir string) ([]results.Check, error) {
 	}
 	in := newInput(run, timeline, events)
 	if run.Evidence == nil && in.win.known {
-		cpu, ok, err := readClientCPU(filepath.Join(dir, results.OSFile), in.win.start, in.win.end)
+		cpu, ok, err := readClientCPU(dir, in.win.span(), in.win.rowLength())
 		switch {
 		case err != nil:
 			in.osErr = err // one item's evidence: that item says so
@@ -312,13 +306,26 @@ func measureWindow(run *results.Run, rows []results.TimelineRow, events []result
 	return w
 }
 
-// inWindow reports whether t is in the measured window (start, end]; every
-// time is when the window is unknown.
+// inWindow reports whether the instant t is in the measured window (start,
+// end] (results.Window.Holds); every time is when the window is unknown.
 func (w *window) inWindow(t time.Time) bool {
 	if !w.known {
 		return true
 	}
-	return t.After(w.start) && !t.After(w.end)
+	return w.span().Holds(t, 0)
+}
+
+// span is the measured window as results' Window.
+func (w *window) span() results.Window { return results.Window{From: w.start, To: w.end} }
+
+// rowLength is the length of a row of the run's CSV files: the median
+// interval of the timeline (the collectors sample on the same interval), 0
+// when unknown (a row then counts by its end).
+func (w *window) rowLength() time.Duration {
+	if !(w.interval > 0) {
+		return 0
+	}
+	return time.Duration(w.interval * float64(time.Second))
 }
 
 // setting is a server setting as SHOW prints it: from the collectors'
@@ -337,51 +344,24 @@ func (in *input) collected(kind string) bool {
 	return slices.Contains(in.run.Collectors, kind)
 }
 
-// readClientCPU is the mean of os.csv's client_cpu column over the rows
-// whose time is in (from, to]; ok is false without the file, the column or
-// a value. Columns are found by name; a last line cut short by a crash is
-// ignored, any other damage is an error.
-func readClientCPU(path string, from, to time.Time) (cpu float64, ok bool, err error) {
-	data, err := os.ReadFile(path)
+// readClientCPU is the mean of os.csv's client_cpu column (results.ReadOS)
+// over the rows of length interval that fall in w (results.Window.Holds);
+// ok is false without the file, the column or a value (an empty cell: not
+// measured in that interval). A damaged file is an error.
+func readClientCPU(dir string, w results.Window, interval time.Duration) (cpu float64, ok bool, err error) {
+	rows, err := results.ReadOS(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, false, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("read %s: %w", path, err)
-	}
-	if i := bytes.LastIndexByte(data, '\n'); i+1 < len(data) {
-		data = data[:i+1] // a last line without its newline
-	}
-	r := csv.NewReader(bytes.NewReader(data))
-	r.ReuseRecord = true
-	header, err := r.Read()
-	if err == io.EOF {
-		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, fmt.Errorf("read %s: %w", path, err)
-	}
-	ti, ci := slices.Index(header, "time"), slices.Index(header, "client_cpu")
-	if ti < 0 || ci < 0 {
-		return 0, false, nil
+		return 0, false, err
 	}
 	var sum float64
 	n := 0
-	for {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return 0, false, fmt.Errorf("read %s: %w", path, err)
-		}
-		t, err := time.Parse(time.RFC3339Nano, rec[ti])
-		if err != nil || !t.After(from) || t.After(to) {
+	for _, r := range rows {
+		v := r.ClientCPU
+		if !w.Holds(r.Time, interval) || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
 			continue
-		}
-		v, err := strconv.ParseFloat(rec[ci], 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
-			continue // empty: not measured in that interval
 		}
 		sum += v
 		n++

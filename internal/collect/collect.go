@@ -6,12 +6,17 @@
 //
 // # One clock
 //
-// Every source samples on a grid anchored at Config.RunStart (the run's
-// StartedAt, the zero of timeline.csv's elapsed_s): t_k = RunStart + k·period.
-// A row describes the interval (t_{k-1}, t_k] and carries "time" = t_k (RFC
-// 3339, UTC, ms) and "elapsed_s" = t_k − RunStart, like timeline.csv, whose
-// intervals end at the bench start (RunStart + connection time, a few ms) +
-// k·interval: rows of all files join on elapsed_s to within that offset.
+// Every source samples on a grid anchored at the run's clock zero, the bench
+// start (results.Clock, recorded in run.json as bench_start; also the zero
+// of timeline.csv's elapsed_s): t_k = zero + k·period. A row describes the
+// interval (t_{k-1}, t_k] and carries "time" = t_k (RFC 3339, UTC, ms) and
+// "elapsed_s" = t_k − zero, like timeline.csv, whose intervals end at
+// zero + k·interval: a row at elapsed_s = 5 is the same instant in every
+// file. The collectors start before the clients connect (they read their
+// baselines then), so with Config.Clock their loops wait for the clock to
+// start; the first row's counters then cover the time from the baseline to
+// t_1 (rates use the real time between the reads). Without a Clock the grid
+// is anchored at Config.RunStart.
 //
 // # Never in the way
 //
@@ -26,14 +31,9 @@ package collect
 
 import (
 	"context"
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,8 +78,13 @@ type Config struct {
 	ConnString string
 	// Dir is the run directory the CSV files are written into.
 	Dir string
-	// RunStart anchors the sampling grid and is the zero of elapsed_s.
+	// RunStart anchors the sampling grid and is the zero of elapsed_s,
+	// unless Clock is set.
 	RunStart time.Time
+	// Clock, when set, is the run's clock (results.Dir.Clock): the sampling
+	// loops and the phase marks wait for it to start and use its zero (the
+	// bench start) as RunStart.
+	Clock *results.Clock
 	// Interval is the period of server and OS samples and of the waits
 	// rows (default 1 s).
 	Interval time.Duration
@@ -119,6 +124,9 @@ type Collector struct {
 	last     atomic.Int64  // Stop's end (Unix ns): the loops take their last sample at or after it
 	marks    chan mark     // to the mark worker (started by the first Mark)
 	markDone chan struct{} // closed when the mark worker has finished
+	// anchored is closed once cfg.RunStart is final: at Start without a
+	// Clock, else when the clock has started (or Stop gave up waiting).
+	anchored chan struct{}
 }
 
 type runningSource struct {
@@ -234,6 +242,28 @@ func Start(ctx context.Context, cfg Config) (*Collector, error) {
 
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	c.cancel = cancel
+	c.anchored = make(chan struct{})
+	if cfg.Clock == nil {
+		close(c.anchored)
+		c.startLoops(runCtx)
+		return c, nil
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(c.anchored)
+		zero, err := cfg.Clock.Wait(runCtx)
+		if err != nil {
+			return // stopped before the clock started
+		}
+		c.cfg.RunStart = zero // read by the sources only after anchored
+		c.startLoops(runCtx)
+	}()
+	return c, nil
+}
+
+// startLoops starts the sampling loop of every periodic source.
+func (c *Collector) startLoops(ctx context.Context) {
 	for _, s := range c.sources {
 		if s.src.period() <= 0 {
 			continue // sampled only at marks (statements)
@@ -241,10 +271,9 @@ func Start(ctx context.Context, cfg Config) (*Collector, error) {
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
-			c.loop(runCtx, s)
+			c.loop(ctx, s)
 		}()
 	}
-	return c, nil
 }
 
 // newSource starts the source of kind k.
@@ -362,6 +391,7 @@ func (c *Collector) Mark(phase string, t time.Time) {
 		c.markDone = make(chan struct{})
 		go func() {
 			defer close(c.markDone)
+			<-c.anchored // the rows' elapsed_s count from the clock's zero
 			for m := range c.marks {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				if err := c.stmts.mark(ctx, m.phase, m.t); err != nil {
@@ -402,6 +432,11 @@ func (c *Collector) Stop(ctx context.Context, end time.Time) []string {
 	// source that does not get there within its period and 5 s is cut
 	// short.
 	c.last.Store(end.UnixNano())
+	select {
+	case <-c.anchored:
+	default:
+		c.cancel() // the clock never started: no loop is sampling
+	}
 	done := make(chan struct{})
 	go func() { c.wg.Wait(); close(done) }()
 	longest := time.Duration(0)
@@ -510,131 +545,16 @@ func (l *lazyConn) close() {
 // timeFormat is RFC 3339 with milliseconds, UTC (as timeline.csv).
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
 
-// csvFile is a CSV file written row by row and flushed to the OS after each
-// batch of rows (an interrupted run keeps every complete row).
-type csvFile struct {
-	f *os.File
-	w *csv.Writer
-}
-
-// createCSV creates dir/name with the header row. It refuses an existing
-// file (a run directory is written once).
-func createCSV(dir, name string, header []string) (*csvFile, error) {
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", name, err)
-	}
-	c := &csvFile{f: f, w: csv.NewWriter(f)}
-	if err := c.write(header); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return c, c.flush()
-}
-
-func (c *csvFile) write(row []string) error {
-	if err := c.w.Write(row); err != nil {
-		return fmt.Errorf("write %s: %w", c.f.Name(), err)
-	}
-	return nil
-}
-
-// flush hands the buffered rows to the OS.
-func (c *csvFile) flush() error {
-	c.w.Flush()
-	if err := c.w.Error(); err != nil {
-		return fmt.Errorf("write %s: %w", c.f.Name(), err)
-	}
-	return nil
-}
-
-// close flushes, fsyncs and closes the file.
-func (c *csvFile) close() error {
-	errs := []error{c.flush()}
-	if err := c.f.Sync(); err != nil {
-		errs = append(errs, fmt.Errorf("sync %s: %w", c.f.Name(), err))
-	}
-	if err := c.f.Close(); err != nil {
-		errs = append(errs, fmt.Errorf("close %s: %w", c.f.Name(), err))
-	}
-	return errors.Join(errs...)
-}
-
-// csvTable is a CSV file read back: columns by name.
-type csvTable struct {
-	cols map[string]int
-	rows [][]string
-}
-
-// readCSV reads dir/name. A last line cut short by a crash (no final
-// newline, or fewer fields than the header) is left out.
-func readCSV(dir, name string) (*csvTable, error) {
-	data, err := os.ReadFile(filepath.Join(dir, name))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	if i := strings.LastIndexByte(string(data), '\n'); i >= 0 {
-		data = data[:i+1]
-	} else {
-		data = nil
-	}
-	r := csv.NewReader(strings.NewReader(string(data)))
-	r.FieldsPerRecord = -1
-	recs, err := r.ReadAll()
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	t := &csvTable{cols: map[string]int{}}
-	if len(recs) == 0 {
-		return t, nil
-	}
-	for i, h := range recs[0] {
-		t.cols[h] = i
-	}
-	for _, rec := range recs[1:] {
-		if len(rec) == len(recs[0]) {
-			t.rows = append(t.rows, rec)
-		}
-	}
-	return t, nil
-}
-
-// str is row's value of column name ("" when the file has no such column:
-// files written by an older pgtrial stay readable).
-func (t *csvTable) str(row []string, name string) string {
-	i, ok := t.cols[name]
-	if !ok {
-		return ""
-	}
-	return row[i]
-}
-
-// int is row's integer in column name (0 when absent or empty).
-func (t *csvTable) int(row []string, name string) int64 {
-	v, _ := strconv.ParseInt(t.str(row, name), 10, 64)
-	return v
-}
-
-// float is row's number in column name (0 when absent or empty).
-func (t *csvTable) float(row []string, name string) float64 {
-	v, _ := strconv.ParseFloat(t.str(row, name), 64)
-	return v
-}
-
-// time is row's "time" column.
-func (t *csvTable) time(row []string) time.Time {
-	v, _ := time.Parse(time.RFC3339Nano, t.str(row, "time"))
-	return v
-}
-
-// rowTime formats the "time" and "elapsed_s" columns of the row ending at t.
+// rowTime formats the "time" and "elapsed_s" columns of the row ending at t
+// (results.FormatTime, results.FormatElapsed from the clock zero runStart).
 func rowTime(runStart, t time.Time) (string, string) {
-	return t.UTC().Format(timeFormat), strconv.FormatFloat(t.Sub(runStart).Seconds(), 'f', 3, 64)
+	return results.FormatTime(t), results.FormatElapsed(runStart, t)
 }
 
-// inWindow says whether a row ending at t belongs to the window (from, to]:
-// its interval ends after from and no later than to plus a tolerance of
-// half a period (the last row is taken at or just after the run's end).
+// inWindow says whether a row of length period ending at t belongs to the
+// window (from, to]: results.Window.Holds, the one rule for every file (the
+// row's midpoint t − period/2 is in the window; the last row, taken at or
+// just after the run's end, still counts).
 func inWindow(t, from, to time.Time, period time.Duration) bool {
-	return t.After(from.Add(period/2)) && !t.After(to.Add(period/2))
+	return results.Window{From: from, To: to}.Holds(t, period)
 }

@@ -128,11 +128,9 @@ type osStats struct {
 	pageKB float64 // page size in kB, for si/so
 	self   *selfCPU
 
-	prev   *osCounters // the last successful read; nil before the first
-	disks  []string    // fixed at the first read
-	out    *csvFile    // created at the first read
-	cols   []osColumn
-	dcols  []diskColumn
+	prev   *osCounters        // the last successful read; nil before the first
+	disks  []string           // fixed at the first read
+	out    *results.CSVWriter // created at the first read
 	warned map[string]bool
 }
 
@@ -144,8 +142,6 @@ func newOSStats(ctx context.Context, cfg *Config, warn warnFunc) (*osStats, erro
 	o := &osStats{
 		cfg:    cfg,
 		warn:   warn,
-		cols:   osColumns(),
-		dcols:  diskColumns(),
 		warned: map[string]bool{},
 		self:   newSelfCPU(),
 	}
@@ -195,7 +191,7 @@ func (o *osStats) sample(ctx context.Context, t time.Time) error {
 	}
 	if o.out == nil {
 		o.disks = osSortedKeys(cur.disks)
-		out, err := createCSV(o.cfg.Dir, results.OSFile, o.header())
+		out, err := results.CreateOS(o.cfg.Dir, o.disks)
 		if err != nil {
 			return err
 		}
@@ -209,10 +205,10 @@ func (o *osStats) sample(ctx context.Context, t time.Time) error {
 	}
 	o.prev = cur
 	row := o.row(prev, cur, t)
-	if err := o.out.write(o.format(&row)); err != nil {
+	if err := o.out.Write(row.Record()); err != nil {
 		return err
 	}
-	return o.out.flush()
+	return o.out.Flush()
 }
 
 func (o *osStats) close() error {
@@ -220,7 +216,7 @@ func (o *osStats) close() error {
 	if o.out == nil {
 		return nil
 	}
-	return o.out.close()
+	return o.out.Close()
 }
 
 // warnOnce warns the first time a text comes up (the orchestrator
@@ -232,19 +228,6 @@ func (o *osStats) warnOnce(format string, args ...any) {
 	}
 	o.warned[msg] = true
 	o.warn("%s", msg)
-}
-
-func (o *osStats) header() []string {
-	h := []string{"time", "elapsed_s", "source"}
-	for _, c := range o.cols {
-		h = append(h, c.name)
-	}
-	for _, d := range o.disks {
-		for _, c := range o.dcols {
-			h = append(h, diskColumnName(d, c.suffix))
-		}
-	}
-	return h
 }
 
 // row computes the interval (prev, cur] ending on the grid at t.
@@ -369,166 +352,12 @@ func osSortedKeys[V any](m map[string]V) []string {
 	return ks
 }
 
-// OSRow is one row of os.csv (see the column list at the top of this file
-// for units and formulas). NaN means the value was not measured (an empty
-// field in the file).
-type OSRow struct {
-	Time     time.Time // end of the interval
-	ElapsedS float64
-	Source   string // "proc" or "node_exporter"
-
-	R, B                    float64 // tasks runnable, blocked on I/O
-	Swpd, Free, Buff, Cache float64 // kB
-	SI, SO, BI, BO          float64 // kB/s
-	In, CS                  float64 // per second
-	US, SY, ID, WA, ST      float64 // percent of all CPUs
-
-	MemAvailableKB, DirtyKB, WritebackKB float64
-	ClientCPU                            float64 // pgtrial's CPU seconds per second
-
-	Disks []DiskRow // in the file's column order
-}
-
-// DiskRow is one device's columns of an os.csv row (iostat -x's units;
-// Util in percent as in the file).
-type DiskRow struct {
-	Name                    string
-	ReadsPerS, WritesPerS   float64
-	ReadKBPerS, WriteKBPerS float64
-	AwaitMs                 float64
-	AquSz                   float64
-	Util                    float64 // percent
-}
-
-// osColumn is one fixed column of os.csv: its name, the decimals written,
-// and its field in OSRow (one table for the writer and the reader).
-type osColumn struct {
-	name  string
-	prec  int
-	field func(*OSRow) *float64
-}
-
-func osColumns() []osColumn {
-	return []osColumn{
-		{"r", 0, func(r *OSRow) *float64 { return &r.R }},
-		{"b", 0, func(r *OSRow) *float64 { return &r.B }},
-		{"swpd", 0, func(r *OSRow) *float64 { return &r.Swpd }},
-		{"free", 0, func(r *OSRow) *float64 { return &r.Free }},
-		{"buff", 0, func(r *OSRow) *float64 { return &r.Buff }},
-		{"cache", 0, func(r *OSRow) *float64 { return &r.Cache }},
-		{"si", 1, func(r *OSRow) *float64 { return &r.SI }},
-		{"so", 1, func(r *OSRow) *float64 { return &r.SO }},
-		{"bi", 1, func(r *OSRow) *float64 { return &r.BI }},
-		{"bo", 1, func(r *OSRow) *float64 { return &r.BO }},
-		{"in", 1, func(r *OSRow) *float64 { return &r.In }},
-		{"cs", 1, func(r *OSRow) *float64 { return &r.CS }},
-		{"us", 2, func(r *OSRow) *float64 { return &r.US }},
-		{"sy", 2, func(r *OSRow) *float64 { return &r.SY }},
-		{"id", 2, func(r *OSRow) *float64 { return &r.ID }},
-		{"wa", 2, func(r *OSRow) *float64 { return &r.WA }},
-		{"st", 2, func(r *OSRow) *float64 { return &r.ST }},
-		{"mem_available_kb", 0, func(r *OSRow) *float64 { return &r.MemAvailableKB }},
-		{"dirty_kb", 0, func(r *OSRow) *float64 { return &r.DirtyKB }},
-		{"writeback_kb", 0, func(r *OSRow) *float64 { return &r.WritebackKB }},
-		{"client_cpu", 3, func(r *OSRow) *float64 { return &r.ClientCPU }},
-	}
-}
-
-// diskColumn is one per-disk column: disk_<name><suffix>.
-type diskColumn struct {
-	suffix string
-	prec   int
-	field  func(*DiskRow) *float64
-}
-
-func diskColumns() []diskColumn {
-	return []diskColumn{
-		{"_r_s", 2, func(d *DiskRow) *float64 { return &d.ReadsPerS }},
-		{"_w_s", 2, func(d *DiskRow) *float64 { return &d.WritesPerS }},
-		{"_rkb_s", 1, func(d *DiskRow) *float64 { return &d.ReadKBPerS }},
-		{"_wkb_s", 1, func(d *DiskRow) *float64 { return &d.WriteKBPerS }},
-		{"_await_ms", 2, func(d *DiskRow) *float64 { return &d.AwaitMs }},
-		{"_aqu_sz", 3, func(d *DiskRow) *float64 { return &d.AquSz }},
-		{"_util", 2, func(d *DiskRow) *float64 { return &d.Util }},
-	}
-}
-
-func diskColumnName(disk, suffix string) string { return "disk_" + disk + suffix }
-
-// format renders r as a CSV record in the header's order.
-func (o *osStats) format(r *OSRow) []string {
-	tm, el := rowTime(o.cfg.RunStart, r.Time)
-	rec := []string{tm, el, r.Source}
-	for _, c := range o.cols {
-		rec = append(rec, osFormatValue(*c.field(r), c.prec))
-	}
-	for i := range r.Disks {
-		for _, c := range o.dcols {
-			rec = append(rec, osFormatValue(*c.field(&r.Disks[i]), c.prec))
-		}
-	}
-	return rec
-}
-
-// osFormatValue writes v with prec decimals, "" for NaN or ±Inf.
-func osFormatValue(v float64, prec int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return ""
-	}
-	return strconv.FormatFloat(v, 'f', prec, 64)
-}
-
-// ReadOS reads os.csv of the run directory dir. Empty fields are NaN; a
-// column missing from the file is NaN in every row.
-func ReadOS(dir string) ([]OSRow, error) {
-	t, err := readCSV(dir, results.OSFile)
-	if err != nil {
-		return nil, err
-	}
-	cols, dcols := osColumns(), diskColumns()
-	// The disks, in the order of their first column.
-	var disks []string
-	for name := range t.cols {
-		if d, ok := strings.CutPrefix(name, "disk_"); ok {
-			if d, ok := strings.CutSuffix(d, dcols[0].suffix); ok {
-				disks = append(disks, d)
-			}
-		}
-	}
-	slices.SortFunc(disks, func(a, b string) int {
-		return t.cols[diskColumnName(a, dcols[0].suffix)] - t.cols[diskColumnName(b, dcols[0].suffix)]
-	})
-	num := func(rec []string, name string) float64 {
-		v, err := strconv.ParseFloat(t.str(rec, name), 64)
-		if err != nil {
-			return math.NaN()
-		}
-		return v
-	}
-	rows := make([]OSRow, 0, len(t.rows))
-	for _, rec := range t.rows {
-		r := OSRow{Time: t.time(rec), ElapsedS: t.float(rec, "elapsed_s"), Source: t.str(rec, "source")}
-		for _, c := range cols {
-			*c.field(&r) = num(rec, c.name)
-		}
-		for _, d := range disks {
-			dr := DiskRow{Name: d}
-			for _, c := range dcols {
-				*c.field(&dr) = num(rec, diskColumnName(d, c.suffix))
-			}
-			r.Disks = append(r.Disks, dr)
-		}
-		rows = append(rows, r)
-	}
-	return rows, nil
-}
-
 // osEvidence summarises os.csv over the window (from, to]: the CPU shares
 // (means of us sy id wa st over the rows, /100), the disk with the highest
 // mean util (means of its columns; util as 0..1) and pgtrial's mean CPU. A
 // value missing in a row leaves that row out of that mean.
 func osEvidence(dir string, from, to time.Time, interval time.Duration, ev *results.Evidence) error {
-	rows, err := ReadOS(dir)
+	rows, err := results.ReadOS(dir)
 	if err != nil {
 		return err
 	}

@@ -285,7 +285,7 @@ func TestOSNodeExporterParse(t *testing.T) {
 	if got := osSortedKeys(cur.disks); !slices.Equal(got, []string{"vda"}) {
 		t.Errorf("disks %q, want [vda]", got)
 	}
-	o := &osStats{cfg: &Config{RunStart: t0}, src: &nodeExporter{}, pageKB: 4, cols: osColumns(), dcols: diskColumns(),
+	o := &osStats{cfg: &Config{RunStart: t0}, src: &nodeExporter{}, pageKB: 4,
 		disks: []string{"vda"}}
 	r := o.row(prev, cur, t0.Add(2*time.Second))
 	if r.Source != "node_exporter" || r.ElapsedS != 2 {
@@ -297,11 +297,11 @@ func TestOSNodeExporterParse(t *testing.T) {
 	}
 
 	// The formatted record: header order, decimals, NaN as empty.
-	rec := o.format(&r)
-	if len(rec) != len(o.header()) {
-		t.Fatalf("%d fields, header has %d", len(rec), len(o.header()))
+	rec, header := r.Record(), results.OSHeader(o.disks)
+	if len(rec) != len(header) {
+		t.Fatalf("%d fields, header has %d", len(rec), len(header))
 	}
-	field := func(name string) string { return rec[slices.Index(o.header(), name)] }
+	field := func(name string) string { return rec[slices.Index(header, name)] }
 	for name, want := range map[string]string{
 		"time": "2026-01-02T03:04:07.000Z", "elapsed_s": "2.000", "us": "74.19", "cs": "2699.0",
 		"free": "17497340", "client_cpu": "", "disk_vda_await_ms": "9.51", "disk_vda_util": "8.60",

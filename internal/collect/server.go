@@ -104,17 +104,6 @@ import (
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
-// serverHeader is server.csv's header.
-var serverHeader = []string{
-	"time", "elapsed_s",
-	"checkpoints_timed", "checkpoints_requested", "checkpoints_done",
-	"checkpoint_write_ms", "checkpoint_sync_ms",
-	"wal_bytes", "wal_records", "wal_fpi", "wal_lsn_bytes",
-	"backend_writes", "blks_hit", "blks_read", "xact_commit", "xact_rollback",
-	"temp_bytes", "deadlocks",
-	"autovacuum_workers", "autovacuum_tables",
-}
-
 // How a counter's text is read.
 const (
 	srvCount = iota // an integer count (bigint or numeric)
@@ -415,7 +404,7 @@ type server struct {
 	// connection after a loss needs it again).
 	setUp *pgx.Conn
 	plan  serverPlan
-	out   *csvFile
+	out   *results.CSVWriter
 	prev  *serverSnapshot
 	// Counter moves since the last checkpoint completion, to tell a timed
 	// checkpoint from a requested one (the counters move at the start).
@@ -443,7 +432,7 @@ func newServer(ctx context.Context, cfg *Config, warn warnFunc) (*server, error)
 		s.conn.close()
 		return nil, fmt.Errorf("first read of the server counters: %w", err)
 	}
-	s.out, err = createCSV(cfg.Dir, results.ServerFile, serverHeader)
+	s.out, err = results.CreateServer(cfg.Dir)
 	if err != nil {
 		s.conn.close()
 		return nil, err
@@ -537,10 +526,10 @@ func (s *server) sample(ctx context.Context, t time.Time) error {
 	prev := s.prev
 	s.prev = cur
 	row, d := s.row(prev, cur, t)
-	if err := s.out.write(row); err != nil {
+	if err := s.out.Write(row); err != nil {
 		return err
 	}
-	if err := s.out.flush(); err != nil {
+	if err := s.out.Flush(); err != nil {
 		return err
 	}
 	if s.cfg.Events == nil {
@@ -560,7 +549,7 @@ func (s *server) close() error {
 	if s.out == nil {
 		return nil
 	}
-	return s.out.close()
+	return s.out.Close()
 }
 
 // serverDelta is one counter's change over an interval (ok false: unknown,
@@ -778,88 +767,6 @@ func (s *server) events(prev, cur *serverSnapshot, d map[string]serverDelta, t t
 	return evs
 }
 
-// ServerRow is one row of server.csv. A nil counter is an empty cell: not
-// available on that server, or statistics reset in the interval.
-type ServerRow struct {
-	Time     time.Time // end of the interval
-	ElapsedS float64
-
-	CheckpointsTimed     *int64
-	CheckpointsRequested *int64
-	CheckpointsDone      *int64 // 18+
-	CheckpointWriteMs    *float64
-	CheckpointSyncMs     *float64
-
-	WALBytes    *int64 // pg_stat_wal (14+)
-	WALRecords  *int64
-	WALFPI      *int64
-	WALLSNBytes *int64 // from the WAL insert position, every version
-
-	BackendWrites *int64
-	BlocksHit     *int64
-	BlocksRead    *int64
-	XactCommit    *int64
-	XactRollback  *int64
-	TempBytes     *int64
-	Deadlocks     *int64
-
-	AutovacuumWorkers *int64 // at the end of the interval, not a delta
-	AutovacuumTables  string // "table (phase)" joined by ", "
-}
-
-// ReadServer reads server.csv of the run directory dir.
-func ReadServer(dir string) ([]ServerRow, error) {
-	t, err := readCSV(dir, results.ServerFile)
-	if err != nil {
-		return nil, err
-	}
-	integer := func(row []string, col string) *int64 {
-		s := t.str(row, col)
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return nil
-			}
-			n = int64(math.Round(v))
-		}
-		return &n
-	}
-	float := func(row []string, col string) *float64 {
-		v, err := strconv.ParseFloat(t.str(row, col), 64)
-		if err != nil {
-			return nil
-		}
-		return &v
-	}
-	rows := make([]ServerRow, 0, len(t.rows))
-	for _, r := range t.rows {
-		rows = append(rows, ServerRow{
-			Time:                 t.time(r),
-			ElapsedS:             t.float(r, "elapsed_s"),
-			CheckpointsTimed:     integer(r, "checkpoints_timed"),
-			CheckpointsRequested: integer(r, "checkpoints_requested"),
-			CheckpointsDone:      integer(r, "checkpoints_done"),
-			CheckpointWriteMs:    float(r, "checkpoint_write_ms"),
-			CheckpointSyncMs:     float(r, "checkpoint_sync_ms"),
-			WALBytes:             integer(r, "wal_bytes"),
-			WALRecords:           integer(r, "wal_records"),
-			WALFPI:               integer(r, "wal_fpi"),
-			WALLSNBytes:          integer(r, "wal_lsn_bytes"),
-			BackendWrites:        integer(r, "backend_writes"),
-			BlocksHit:            integer(r, "blks_hit"),
-			BlocksRead:           integer(r, "blks_read"),
-			XactCommit:           integer(r, "xact_commit"),
-			XactRollback:         integer(r, "xact_rollback"),
-			TempBytes:            integer(r, "temp_bytes"),
-			Deadlocks:            integer(r, "deadlocks"),
-			AutovacuumWorkers:    integer(r, "autovacuum_workers"),
-			AutovacuumTables:     t.str(r, "autovacuum_tables"),
-		})
-	}
-	return rows, nil
-}
-
 // serverEvidence fills ev's server figures for the window (from, to] from
 // server.csv (the rows inWindow, summed; an empty cell counts 0) and
 // events.jsonl (checkpoint and autovacuum events whose time is in the
@@ -868,7 +775,7 @@ func ReadServer(dir string) ([]ServerRow, error) {
 // committed (0 when committed is 0); FPIShare = FPI / records; HitRatio =
 // hit / (hit + read).
 func serverEvidence(dir string, from, to time.Time, interval time.Duration, committed int64, ev *results.Evidence) error {
-	rows, err := ReadServer(dir)
+	rows, err := results.ReadServer(dir)
 	if err != nil {
 		return err
 	}

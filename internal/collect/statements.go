@@ -83,20 +83,6 @@ var stmtMetrics = [numStmtMetrics]stmtMetric{
 	mWriteMs:       {csv: "shared_blk_write_ms", cols: []string{"shared_blk_write_time", "blk_write_time"}, ms: true},
 }
 
-// statementsHeader is statements.csv's header: the row's time, the phase,
-// the statement's key, then the deltas (mean_exec_ms = Δtotal_exec_ms /
-// Δcalls), then the text.
-func statementsHeader() []string {
-	h := []string{"time", "elapsed_s", "phase", "phase_start", "queryid", "userid", "toplevel"}
-	for i, m := range stmtMetrics {
-		h = append(h, m.csv)
-		if i == mExecMs {
-			h = append(h, "mean_exec_ms")
-		}
-	}
-	return append(h, "query")
-}
-
 // stmtQuery is the snapshot query built for the installed extension's
 // columns.
 type stmtQuery struct {
@@ -266,7 +252,7 @@ type statements struct {
 	warn warnFunc
 	conn lazyConn
 	q    stmtQuery
-	out  *csvFile
+	out  *results.CSVWriter
 
 	mu       sync.Mutex
 	phase    string        // the open phase ("" before the first mark)
@@ -334,7 +320,7 @@ func newStatements(ctx context.Context, cfg *Config, warn warnFunc) (*statements
 	if err != nil {
 		return nil, explainStatementsError(err, db)
 	}
-	s.out, err = createCSV(cfg.Dir, results.StatementsFile, statementsHeader())
+	s.out, err = results.CreateStatements(cfg.Dir)
 	if err != nil {
 		return nil, err
 	}
@@ -527,11 +513,11 @@ func (s *statements) writePhase(before, after *stmtSnapshot, phase string, start
 			}
 		}
 		row = append(row, d.query)
-		if err := s.out.write(row); err != nil {
+		if err := s.out.Write(row); err != nil {
 			return err
 		}
 	}
-	return s.out.flush()
+	return s.out.Flush()
 }
 
 // format writes figure i: "" when the extension has no column for it, ms
@@ -556,81 +542,9 @@ func (s *statements) close() error {
 	if s.out == nil {
 		return nil
 	}
-	err := s.out.close()
+	err := s.out.Close()
 	s.out = nil
 	return err
-}
-
-// StatementRow is one row of statements.csv: one statement's work during
-// one phase (deltas of pg_stat_statements). A figure the server's
-// extension version lacks reads as 0.
-type StatementRow struct {
-	Time       time.Time // the end of the phase
-	Elapsed    float64   // seconds from the run's start to Time
-	Phase      string    // results.PhaseWarmup, results.PhaseMeasure, or "" (no phase was marked)
-	PhaseStart time.Time
-	QueryID    int64
-	UserID     int64
-	// Nested is true for a statement run inside a function or procedure
-	// (toplevel = false, with pg_stat_statements.track = all; 1.9+).
-	Nested bool
-
-	Calls             int64
-	Rows              int64
-	TotalExecMs       float64
-	MeanExecMs        float64
-	TotalPlanMs       float64 // needs pg_stat_statements.track_planning
-	SharedBlksHit     int64
-	SharedBlksRead    int64
-	SharedBlksDirtied int64
-	SharedBlksWritten int64
-	TempBlksRead      int64
-	TempBlksWritten   int64
-	WALRecords        int64
-	WALFPI            int64
-	WALBytes          int64
-	SharedBlkReadMs   float64 // needs track_io_timing
-	SharedBlkWriteMs  float64 // needs track_io_timing
-	Query             string  // normalised text, at most 1000 characters
-}
-
-// ReadStatements reads dir's statements.csv.
-func ReadStatements(dir string) ([]StatementRow, error) {
-	t, err := readCSV(dir, results.StatementsFile)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]StatementRow, 0, len(t.rows))
-	for _, r := range t.rows {
-		start, _ := time.Parse(time.RFC3339Nano, t.str(r, "phase_start"))
-		out = append(out, StatementRow{
-			Time:              t.time(r),
-			Elapsed:           t.float(r, "elapsed_s"),
-			Phase:             t.str(r, "phase"),
-			PhaseStart:        start,
-			QueryID:           t.int(r, "queryid"),
-			UserID:            t.int(r, "userid"),
-			Nested:            t.str(r, "toplevel") == "false",
-			Calls:             t.int(r, "calls"),
-			Rows:              t.int(r, "rows"),
-			TotalExecMs:       t.float(r, "total_exec_ms"),
-			MeanExecMs:        t.float(r, "mean_exec_ms"),
-			TotalPlanMs:       t.float(r, "total_plan_ms"),
-			SharedBlksHit:     t.int(r, "shared_blks_hit"),
-			SharedBlksRead:    t.int(r, "shared_blks_read"),
-			SharedBlksDirtied: t.int(r, "shared_blks_dirtied"),
-			SharedBlksWritten: t.int(r, "shared_blks_written"),
-			TempBlksRead:      t.int(r, "temp_blks_read"),
-			TempBlksWritten:   t.int(r, "temp_blks_written"),
-			WALRecords:        t.int(r, "wal_records"),
-			WALFPI:            t.int(r, "wal_fpi"),
-			WALBytes:          t.int(r, "wal_bytes"),
-			SharedBlkReadMs:   t.float(r, "shared_blk_read_ms"),
-			SharedBlkWriteMs:  t.float(r, "shared_blk_write_ms"),
-			Query:             t.str(r, "query"),
-		})
-	}
-	return out, nil
 }
 
 // statementsEvidence is the top statements of phase in dir's
@@ -640,7 +554,7 @@ func ReadStatements(dir string) ([]StatementRow, error) {
 // top-level statements of the phase (nested statements' time is already in
 // their callers'); the per-call figures are the phase's sums / its calls.
 func statementsEvidence(dir string, phase string, top int) (list []results.StatementCost, calls, rowCount int64, err error) {
-	rows, err := ReadStatements(dir)
+	rows, err := results.ReadStatements(dir)
 	if err != nil {
 		return nil, 0, 0, err
 	}

@@ -68,9 +68,6 @@ const (
 	WaitClassAll        = "all"        // pg_wait_sampling samples that could not be attributed to a process type
 )
 
-// waitsHeader are the columns of waits.csv.
-var waitsHeader = []string{"time", "elapsed_s", "source", "class", "wait_event_type", "wait_event", "samples", "ticks", "avg_sessions"}
-
 // sampleTimeout bounds one sample's query: a server that does not answer
 // within it costs one tick (the connection is dropped and reopened on the
 // next), never the whole collector.
@@ -126,7 +123,7 @@ type waits struct {
 	warn   warnFunc
 	source string // WaitSourceActivity or WaitSourceProfile
 	conn   lazyConn
-	out    *csvFile
+	out    *results.CSVWriter
 
 	// The interval being accumulated: index cur of
 	// (RunStart + (cur−1)·Interval, RunStart + cur·Interval].
@@ -211,7 +208,7 @@ func newWaits(ctx context.Context, cfg *Config, warn warnFunc) (*waits, error) {
 	default:
 		return fail(fmt.Errorf("wait source %q: want %s, %s or %s", cfg.WaitSource, WaitSourceAuto, WaitSourceActivity, WaitSourceProfile))
 	}
-	out, err := createCSV(cfg.Dir, results.WaitsFile, waitsHeader)
+	out, err := results.CreateWaits(cfg.Dir)
 	if err != nil {
 		return fail(err)
 	}
@@ -520,17 +517,12 @@ func (w *waits) writeInterval(end time.Time) error {
 	slices.SortFunc(keys, func(a, b waitKey) int {
 		return cmp.Or(cmp.Compare(a.class, b.class), cmp.Compare(a.typ, b.typ), cmp.Compare(a.event, b.event))
 	})
-	ts, el := rowTime(w.cfg.RunStart, end)
-	tk := strconv.FormatInt(ticks, 10)
+	elapsed := end.Sub(w.cfg.RunStart).Seconds()
 	var err error
 	for _, k := range keys {
-		n := w.counts[k]
-		avg := 0.0
-		if ticks > 0 {
-			avg = float64(n) / float64(ticks)
-		}
-		if err = w.out.write([]string{ts, el, w.source, k.class, k.typ, k.event,
-			strconv.FormatInt(n, 10), tk, strconv.FormatFloat(avg, 'f', 3, 64)}); err != nil {
+		row := results.WaitRow{Time: end, Elapsed: elapsed, Source: w.source, Class: k.class, Type: k.typ, Event: k.event,
+			Samples: w.counts[k], Ticks: ticks}
+		if err = w.out.Write(row.Record()); err != nil {
 			break
 		}
 	}
@@ -539,7 +531,7 @@ func (w *waits) writeInterval(end time.Time) error {
 	if err != nil {
 		return err
 	}
-	return w.out.flush()
+	return w.out.Flush()
 }
 
 // close writes the interval still open (its row ends at the last sample's
@@ -550,7 +542,7 @@ func (w *waits) close() error {
 	if w.pending && w.ticks > 0 {
 		errs = append(errs, w.writeInterval(w.lastT))
 	}
-	errs = append(errs, w.out.close())
+	errs = append(errs, w.out.Close())
 	w.conn.close()
 	return errors.Join(errs...)
 }
@@ -565,50 +557,6 @@ func WaitTypeClass(typ string) string {
 	return typ
 }
 
-// WaitRow is one row of waits.csv.
-type WaitRow struct {
-	Time    time.Time // end of the interval
-	Elapsed float64   // seconds from the run's start
-	Source  string    // "activity" or "pg_wait_sampling"
-	Class   string    // WaitClassClient, WaitClassBackground or WaitClassAll
-	Type    string    // wait_event_type, "CPU", or "" (no session in the interval)
-	Event   string    // wait_event, "CPU", or ""
-	Samples int64
-	Ticks   int64 // samples taken in the interval (pg_wait_sampling: its probes, estimated)
-}
-
-// AvgSessions is the average number of sessions in this state over the
-// interval: samples / ticks.
-func (r WaitRow) AvgSessions() float64 {
-	if r.Ticks <= 0 {
-		return 0
-	}
-	return float64(r.Samples) / float64(r.Ticks)
-}
-
-// ReadWaits reads dir's waits.csv (a last line cut short by a crash is left
-// out).
-func ReadWaits(dir string) ([]WaitRow, error) {
-	tab, err := readCSV(dir, results.WaitsFile)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]WaitRow, 0, len(tab.rows))
-	for _, row := range tab.rows {
-		out = append(out, WaitRow{
-			Time:    tab.time(row),
-			Elapsed: tab.float(row, "elapsed_s"),
-			Source:  tab.str(row, "source"),
-			Class:   tab.str(row, "class"),
-			Type:    tab.str(row, "wait_event_type"),
-			Event:   tab.str(row, "wait_event"),
-			Samples: tab.int(row, "samples"),
-			Ticks:   tab.int(row, "ticks"),
-		})
-	}
-	return out, nil
-}
-
 // waitsEvidence summarises the client backends' waits of the window
 // (from, to]: the top wait events by samples (ties by type, then event),
 // Share = samples / all client samples of the window, AvgSessions = samples
@@ -616,7 +564,7 @@ func ReadWaits(dir string) ([]WaitRow, error) {
 // once). A file whose window has no "client" rows but "all" rows (a
 // pg_wait_sampling profile kept without pids) is summarised over those.
 func waitsEvidence(dir string, from, to time.Time, interval time.Duration, top int) ([]results.WaitShare, map[string]float64, error) {
-	rows, err := ReadWaits(dir)
+	rows, err := results.ReadWaits(dir)
 	if err != nil {
 		return nil, nil, err
 	}

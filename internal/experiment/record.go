@@ -1,10 +1,6 @@
 package experiment
 
 import (
-	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/capacity"
@@ -14,11 +10,13 @@ import (
 )
 
 // File is the experiment directory's summary file; the runs are in
-// RunsDir, one directory each (each a run directory of `pgtrial run`).
+// RunsDir, one directory each (each a run directory of `pgtrial run`). The
+// file's format (name, schema, atomic writer and reader) is
+// internal/results' (experiment.go).
 const (
-	File          = "experiment.json"
-	RunsDir       = "runs"
-	SchemaVersion = 1
+	File          = results.ExperimentFile
+	RunsDir       = results.ExperimentRunsDir
+	SchemaVersion = results.ExperimentSchema
 )
 
 // Record is experiment.json: what was planned, what ran, and what it means.
@@ -141,34 +139,17 @@ type SLOResult struct {
 	Runs    int     `json:"runs"`
 }
 
-// write rewrites experiment.json atomically.
+// write rewrites experiment.json atomically (results.WriteExperiment).
 func (r *Record) write(dir string) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", File, err)
-	}
-	tmp := filepath.Join(dir, File+".tmp")
-	if err := os.WriteFile(tmp, append(data, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", File, err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, File)); err != nil {
-		return fmt.Errorf("write %s: %w", File, err)
-	}
-	return nil
+	return results.WriteExperiment(dir, r)
 }
 
-// LoadRecord reads experiment.json of an experiment directory.
+// LoadRecord reads experiment.json of an experiment directory
+// (results.ReadExperiment).
 func LoadRecord(dir string) (*Record, error) {
-	data, err := os.ReadFile(filepath.Join(dir, File))
-	if err != nil {
-		return nil, err
-	}
 	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, File), err)
-	}
-	if r.Schema > SchemaVersion {
-		return nil, fmt.Errorf("%s: schema %d is newer than this pgtrial's (%d)", filepath.Join(dir, File), r.Schema, SchemaVersion)
+	if err := results.ReadExperiment(dir, &r); err != nil {
+		return nil, err
 	}
 	return &r, nil
 }

@@ -18,7 +18,8 @@ import (
 // use (the ticker writes intervals while collectors and clients add events).
 type Dir struct {
 	path  string
-	start time.Time // the run's start: elapsed_s is measured from it
+	start time.Time // the run's start (StartedAt)
+	clock *Clock    // the run's clock: elapsed_s counts from its zero, the bench start
 
 	mu       sync.Mutex
 	closed   bool
@@ -36,8 +37,8 @@ type Dir struct {
 // already holds a run.json, or any of the other files.
 //
 // Create sets run.Schema, and run.StartedAt to the current time when it is
-// zero; StartedAt is the zero of timeline.csv's elapsed_s and the start of
-// latency.hlog.
+// zero; StartedAt is the start of latency.hlog. The zero of elapsed_s is the
+// run's Clock, started by the first phase event (Event) or StartClock.
 func Create(dir string, run *Run) (*Dir, error) {
 	if run == nil {
 		return nil, errors.New("create run directory: no run")
@@ -56,7 +57,10 @@ func Create(dir string, run *Run) (*Dir, error) {
 		run.StartedAt = time.Now()
 	}
 
-	d := &Dir{path: dir, start: run.StartedAt}
+	d := &Dir{path: dir, start: run.StartedAt, clock: NewClock()}
+	if !run.BenchStart.IsZero() {
+		d.clock.Start(run.BenchStart)
+	}
 	var created []string
 	fail := func(err error) (*Dir, error) {
 		d.closeFiles()
@@ -105,6 +109,14 @@ func Create(dir string, run *Run) (*Dir, error) {
 // Path is the directory.
 func (d *Dir) Path() string { return d.path }
 
+// Clock is the run's clock (the collectors wait for its zero).
+func (d *Dir) Clock() *Clock { return d.clock }
+
+// StartClock sets the run's clock zero to t, the bench start, unless it is
+// already set: the first phase event sets it too (Event), so a caller that
+// writes its phase events at the bench start need not call it.
+func (d *Dir) StartClock(t time.Time) { d.clock.Start(t) }
+
 // WriteInterval appends iv, an interval of phase, to latency.hlog and a row to
 // timeline.csv, and flushes both to the operating system, so that an
 // interrupted run keeps everything up to here.
@@ -121,7 +133,14 @@ func (d *Dir) WriteInterval(phase string, iv *metrics.Interval, scriptNames []st
 	if hlogErr != nil {
 		hlogErr = fmt.Errorf("write %s: %w", d.hlogFile.Name(), hlogErr)
 	}
-	row := NewTimelineRow(d.start, phase, iv)
+	zero, ok := d.clock.Zero()
+	if !ok {
+		// An interval before any phase event: the clock starts at the run's
+		// start, and every file uses that zero.
+		d.clock.Start(d.start)
+		zero, _ = d.clock.Zero()
+	}
+	row := NewTimelineRow(zero, phase, iv)
 	tlErr := d.timeline.write(&row)
 	if tlErr != nil {
 		tlErr = fmt.Errorf("write %s: %w", d.tlFile.Name(), tlErr)
@@ -148,10 +167,14 @@ type Event struct {
 }
 
 // Event appends e to events.jsonl as one JSON line and flushes it (a zero
-// e.Time becomes the current time).
+// e.Time becomes the current time). The first EventPhase event starts the
+// run's clock at its time (the bench start, where the first phase begins).
 func (d *Dir) Event(e Event) error {
 	if e.Time.IsZero() {
 		e.Time = time.Now()
+	}
+	if e.Kind == EventPhase {
+		d.clock.Start(e.Time)
 	}
 	line, err := json.Marshal(&e)
 	if err != nil {
@@ -170,12 +193,16 @@ func (d *Dir) Event(e Event) error {
 }
 
 // Finish ends the run: it flushes, fsyncs and closes the files and then
-// rewrites run.json atomically with run (its EndedAt, Summary, …). It may be
-// called once; afterwards the Dir is closed. If it fails, what was written so
-// far stays, including the run.json of Create when the rewrite failed.
+// rewrites run.json atomically with run (its EndedAt, Summary, …), setting
+// run.BenchStart to the clock's zero when it is unset. It may be called
+// once; afterwards the Dir is closed. If it fails, what was written so far
+// stays, including the run.json of Create when the rewrite failed.
 func (d *Dir) Finish(run *Run) error {
 	if run == nil {
 		return fmt.Errorf("finish %s: no run", d.path)
+	}
+	if zero, ok := d.clock.Zero(); ok && run.BenchStart.IsZero() {
+		run.BenchStart = zero
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

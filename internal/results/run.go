@@ -10,6 +10,15 @@
 //	               SCRIPT/lag and total/…; values in µs
 //	timeline.csv   one row per interval (TimelineRow)
 //	events.jsonl   one Event per line
+//	waits.csv, statements.csv, server.csv, os.csv
+//	               the collectors' rows (waits.go, statements.go,
+//	               server.go, os.go; internal/collect writes them)
+//	experiment.json an experiment directory's summary (experiment.go)
+//
+// Each format has its writer and its reader side by side here, and every
+// other package reads the files only through them. One clock (Clock,
+// Run.BenchStart) stamps every CSV row; one rule (Window.Holds) says which
+// rows fall in a window.
 //
 // The files are appended to and flushed to the operating system after every
 // interval and event, so a run that is interrupted or crashes keeps
@@ -43,10 +52,15 @@ const (
 
 // Run is run.json.
 type Run struct {
-	Schema          string    `json:"schema"`
-	Tool            Tool      `json:"tool"`
-	CommandLine     []string  `json:"command_line,omitempty"` // passwords removed (RedactArgs)
-	StartedAt       time.Time `json:"started_at"`
+	Schema      string    `json:"schema"`
+	Tool        Tool      `json:"tool"`
+	CommandLine []string  `json:"command_line,omitempty"` // passwords removed (RedactArgs)
+	StartedAt   time.Time `json:"started_at"`
+	// BenchStart is the run's clock zero (Clock): the bench start, every
+	// client connected. elapsed_s of timeline.csv and of the collectors'
+	// files counts from it. Absent in runs written before it was recorded,
+	// whose elapsed_s counts from StartedAt.
+	BenchStart      time.Time `json:"bench_start,omitzero"`
 	EndedAt         time.Time `json:"ended_at,omitzero"`
 	Target          Target    `json:"target"`
 	Workload        Workload  `json:"workload"`
@@ -164,22 +178,29 @@ func Load(dir string) (*Run, error) {
 	return &run, nil
 }
 
-// writeRun writes run to dir/run.json atomically: a temporary file in the
-// same directory, fsynced, renamed over run.json, and the directory fsynced,
-// so a reader sees the old or the new file, never a part. The schema is set
-// and the command line redacted on the way out; run itself is not modified.
+// writeRun writes run to dir/run.json atomically (writeJSONAtomic). The
+// schema is set and the command line redacted on the way out; run itself is
+// not modified.
 func writeRun(dir string, run *Run) error {
 	out := *run
 	out.Schema = Schema
 	out.CommandLine = RedactArgs(run.CommandLine)
+	return writeJSONAtomic(dir, RunFile, &out)
+}
+
+// writeJSONAtomic writes v as indented JSON with a final newline to
+// dir/name atomically: a temporary file in the same directory, fsynced,
+// renamed over dir/name, and the directory fsynced, so a reader sees the old
+// or the new file, never a part.
+func writeJSONAtomic(dir, name string, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(&out); err != nil {
-		return fmt.Errorf("encode %s: %w", RunFile, err)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	path := filepath.Join(dir, RunFile)
-	tmp, err := os.CreateTemp(dir, "."+RunFile+".tmp-*")
+	path := filepath.Join(dir, name)
+	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -55,6 +55,7 @@ func startCollectors(ctx context.Context, o *Collect, connString string, pgcfg *
 		ConnString:   connString,
 		Dir:          dir.Path(),
 		RunStart:     run.StartedAt,
+		Clock:        dir.Clock(), // the bench start: the zero of timeline.csv's elapsed_s
 		Interval:     interval,
 		WaitInterval: o.WaitInterval,
 		WaitSource:   o.WaitSource,

@@ -1,0 +1,219 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/stats"
+)
+
+// side draws n runs whose tps and p99 vary by a log-normal noise of sd
+// sigma (a run-to-run spread of ~sigma) around tps and p99 ms.
+func side(rng *rand.Rand, name string, n int, tps, p99, sigma float64, t0 time.Time) []RunRef {
+	runs := make([]RunRef, n)
+	for i := range runs {
+		noise := func() float64 { return math.Exp(sigma * rng.NormFloat64()) }
+		r := &results.Run{
+			StartedAt: t0.Add(time.Duration(2*i) * time.Minute),
+			Workload:  results.Workload{Name: "tpcb-like"},
+			Model:     results.Model{Kind: results.ModelOpen, Clients: 8, Rate: 1000},
+			Summary: &results.Summary{Total: results.ScriptSummary{
+				Committed: 60000,
+				TPS:       tps * noise(),
+				Response:  results.Percentiles{P50: p99 / 4 * noise(), P95: p99 / 2 * noise(), P99: p99 * noise(), P999: 2 * p99 * noise(), Max: 4 * p99 * noise()},
+			}},
+		}
+		runs[i] = RunRef{Label: fmt.Sprintf("%s#%d", name, i+1), Dir: fmt.Sprintf("runs/%s-%d", name, i+1), Run: r, StartedAt: r.StartedAt}
+	}
+	return runs
+}
+
+func metric(t *testing.T, rep *Report, name string) *Metric {
+	t.Helper()
+	for i := range rep.Metrics {
+		if rep.Metrics[i].Metric == name {
+			return &rep.Metrics[i]
+		}
+	}
+	t.Fatalf("no metric %q in the report", name)
+	return nil
+}
+
+// simulate builds the comparison of 5 vs 5 runs for seeds 1..seeds, B's
+// tps and p99 scaled by tpsB and p99B, and counts the seeds whose tps and
+// p99 verdicts found a difference; a found difference must have the
+// direction want (any when "").
+func simulate(t *testing.T, seeds int, tpsB, p99B float64, want string) (tpsFound, p99Found int) {
+	t.Helper()
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	const n, sigma = 5, 0.08
+	for seed := 1; seed <= seeds; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
+		a := side(rng, "A", n, 1000, 20, sigma, t0)
+		b := side(rng, "B", n, 1000*tpsB, 20*p99B, sigma, t0.Add(time.Minute))
+		rep := Build(Options{NameA: "A", NameB: "B", Seed: uint64(seed)}, a, b)
+		for _, name := range []string{"tps", "p99"} {
+			m := metric(t, rep, name)
+			if m.Verdict.Direction == stats.DirNone {
+				if !strings.HasPrefix(m.Verdict.Text, "no difference beyond noise") {
+					t.Fatalf("seed %d: %s without a difference: %q", seed, name, m.Verdict.Text)
+				}
+				continue
+			}
+			if want != "" && m.Verdict.Direction != want {
+				t.Errorf("seed %d: %s verdict %q, want B %s", seed, name, m.Verdict.Text, want)
+			}
+			if name == "tps" {
+				tpsFound++
+			} else {
+				p99Found++
+			}
+		}
+	}
+	return tpsFound, p99Found
+}
+
+// Two sides drawn from the same distribution: "no difference beyond noise"
+// in at least 90 % of 200 seeds, for tps and for p99 (the rule's false
+// positive rate is at most α = 0.05).
+func TestSameDistributionNoDifference(t *testing.T) {
+	const seeds = 200
+	tpsFound, p99Found := simulate(t, seeds, 1, 1, "")
+	t.Logf("same distribution: a difference in %d (tps) and %d (p99) of %d seeds", tpsFound, p99Found, seeds)
+	for name, found := range map[string]int{"tps": tpsFound, "p99": p99Found} {
+		if quiet := seeds - found; quiet < seeds*90/100 {
+			t.Errorf("%s: no difference in %d of %d seeds, want ≥ 90 %%", name, quiet, seeds)
+		}
+	}
+}
+
+// A real shift of 30 % (B's tps 30 % lower, its p99 30 % higher) with 5 runs
+// a side and 8 % run-to-run noise: detected, as B worse, in most seeds.
+func TestShiftDetected(t *testing.T) {
+	const seeds = 200
+	tpsFound, p99Found := simulate(t, seeds, 0.7, 1.3, stats.DirWorse)
+	t.Logf("30 %% shift: detected in %d (tps) and %d (p99) of %d seeds", tpsFound, p99Found, seeds)
+	for name, found := range map[string]int{"tps": tpsFound, "p99": p99Found} {
+		if found < seeds*90/100 {
+			t.Errorf("%s: the 30 %% shift detected in %d of %d seeds, want ≥ 90 %%", name, found, seeds)
+		}
+	}
+}
+
+// The verdict names the test and the run counts, in the verdict and in the
+// text report; too few runs say so.
+func TestVerdictText(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewPCG(7, 7))
+	a := side(rng, "A", 5, 1000, 20, 0.02, t0)
+	b := side(rng, "B", 4, 700, 26, 0.02, t0.Add(time.Minute))
+	rep := Build(Options{NameA: "base", NameB: "new", Seed: 1}, a, b)
+	tps := metric(t, rep, "tps")
+	for _, want := range []string{"new slower", "Mann-Whitney p = ", "5 vs 4 runs"} {
+		if !strings.Contains(tps.Verdict.Text, want) {
+			t.Errorf("tps verdict %q lacks %q", tps.Verdict.Text, want)
+		}
+	}
+	if tps.Verdict.NA != 5 || tps.Verdict.NB != 4 || len(tps.ValuesA) != 5 || len(tps.ValuesB) != 4 {
+		t.Errorf("tps counts: %d vs %d, values %d vs %d", tps.Verdict.NA, tps.Verdict.NB, len(tps.ValuesA), len(tps.ValuesB))
+	}
+	var out strings.Builder
+	Write(&out, rep)
+	text := out.String()
+	for _, want := range []string{
+		"compare: base (5 runs) vs new (4 runs): tpcb-like, open model at 1000.0 tx/s, 8 clients",
+		"two-sided Mann-Whitney U",
+		"bootstrap interval over runs, 10000 resamples, seed 1",
+		tps.Verdict.Text,
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
+		}
+	}
+
+	// 3 vs 3 runs cannot go below p = 0.10: too few runs, and a warning.
+	rep = Build(Options{NameA: "A", NameB: "B", Seed: 1}, a[:3], b[:3])
+	tps = metric(t, rep, "tps")
+	if tps.Verdict.Direction != stats.DirNone || !strings.HasPrefix(tps.Verdict.Text, "too few runs") || !strings.Contains(tps.Verdict.Text, "3 vs 3 runs") {
+		t.Errorf("3 vs 3 verdict %q, direction %s", tps.Verdict.Text, tps.Verdict.Direction)
+	}
+	if !strings.Contains(strings.Join(rep.Warnings, "\n"), "3 vs 3 runs: the smallest p-value") {
+		t.Errorf("3 vs 3 warnings: %q", rep.Warnings)
+	}
+}
+
+// Runs that differ in what they measured are refused; a rate that differs
+// only is a refusal too, the scale a note.
+func TestDifferences(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	rng := rand.New(rand.NewPCG(1, 2))
+	runs := side(rng, "A", 2, 1000, 20, 0.02, t0)
+	if refusals, notes := Differences(runs); len(refusals) != 0 || len(notes) != 0 {
+		t.Errorf("identical runs: refusals %q, notes %q", refusals, notes)
+	}
+	runs[1].Run.Model.Rate = 2000
+	runs[1].Run.Workload.Scale = 10
+	refusals, notes := Differences(runs)
+	if len(refusals) != 1 || !strings.Contains(refusals[0], "rate") {
+		t.Errorf("refusals %q, want the rate", refusals)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "scale") {
+		t.Errorf("notes %q, want the scale", notes)
+	}
+}
+
+// ExpandRunDirs takes run directories and directories of runs; LoadSide
+// labels the runs by side; the same run on both sides is refused.
+func TestLoadSides(t *testing.T) {
+	root := t.TempDir()
+	mk := func(path string) string {
+		dir := filepath.Join(root, path)
+		run := &results.Run{Model: results.Model{Kind: results.ModelClosed, Clients: 1}}
+		d, err := results.Create(dir, run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run.Summary = &results.Summary{Duration: 1, Total: results.ScriptSummary{Committed: 10, TPS: 10}}
+		if err := d.Finish(run); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	a1, a2 := mk("a/1"), mk("a/2")
+	b1 := mk("b1")
+	dirs, err := ExpandRunDirs([]string{filepath.Join(root, "a")})
+	if err != nil || len(dirs) != 2 || dirs[0] != a1 || dirs[1] != a2 {
+		t.Fatalf("ExpandRunDirs(a) = %q, %v", dirs, err)
+	}
+	if _, err := ExpandRunDirs([]string{filepath.Join(root, "none")}); err == nil {
+		t.Error("a missing directory was expanded")
+	}
+	if err := os.MkdirAll(filepath.Join(root, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ExpandRunDirs([]string{filepath.Join(root, "empty")}); err == nil || !strings.Contains(err.Error(), "not a run directory") {
+		t.Errorf("an empty directory: %v", err)
+	}
+	sideA, err := LoadSide("A", dirs)
+	if err != nil || len(sideA) != 2 || sideA[0].Label != "A#1" || sideA[1].Label != "A#2" || sideA[0].Run == nil {
+		t.Fatalf("LoadSide = %+v, %v", sideA, err)
+	}
+	sideB, err := LoadSide("B", []string{b1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckDistinct(append(sideA, sideB...)); err != nil {
+		t.Errorf("distinct runs refused: %v", err)
+	}
+	again, _ := LoadSide("B", []string{a1})
+	if err := CheckDistinct(append(sideA, again...)); err == nil {
+		t.Error("the same run on both sides was accepted")
+	}
+}

@@ -1,0 +1,205 @@
+package results
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/pgtrial/pgtrial/internal/metrics"
+)
+
+// The rule of Window.Holds at its edges: a row counts by its midpoint.
+func TestWindowHolds(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	w := Window{From: at(1000), To: at(5000)}
+	sec := time.Second
+	for _, tc := range []struct {
+		name   string
+		end    time.Time
+		length time.Duration
+		want   bool
+	}{
+		{"row ending at From", at(1000), sec, false},
+		{"first row inside", at(2000), sec, true},
+		{"row ending at To", at(5000), sec, true},
+		{"last collector row 400 ms late", at(5400), sec, true},
+		{"row mostly after To", at(5600), sec, false},
+		{"row mostly before From", at(1400), sec, false},
+		{"row mostly after From", at(1600), sec, true},
+		{"midpoint exactly on To", at(5500), sec, true},
+		{"midpoint exactly on From", at(1500), sec, false},
+		{"instant at From", at(1000), 0, false},
+		{"instant just after From", at(1001), 0, true},
+		{"instant at To", at(5000), 0, true},
+		{"instant after To", at(5001), 0, false},
+		{"negative length is an instant", at(5001), -sec, false},
+	} {
+		if got := w.Holds(tc.end, tc.length); got != tc.want {
+			t.Errorf("%s: Holds(%v, %v) = %v, want %v", tc.name, tc.end.Sub(t0), tc.length, got, tc.want)
+		}
+	}
+	// Adjacent windows share no row.
+	a, b := Window{From: at(0), To: at(3000)}, Window{From: at(3000), To: at(6000)}
+	for ms := 0; ms <= 7000; ms += 250 {
+		if a.Holds(at(ms), sec) && b.Holds(at(ms), sec) {
+			t.Errorf("row ending at %d ms is in both adjacent windows", ms)
+		}
+	}
+	if (Window{}).Holds(t0, sec) || (Window{}).Known() || !w.Known() {
+		t.Error("a zero window must hold nothing and be unknown")
+	}
+}
+
+// The run's clock starts at the first phase event; timeline.csv counts from
+// it, and run.json records it as bench_start.
+func TestDirClock(t *testing.T) {
+	dir := t.TempDir()
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	run := &Run{StartedAt: start}
+	d, err := Create(dir, run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, ok := d.Clock().Zero(); ok {
+		t.Fatal("clock started before any phase event")
+	}
+	bench := start.Add(137 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	waited := make(chan time.Time, 1)
+	go func() {
+		z, _ := d.Clock().Wait(ctx)
+		waited <- z
+	}()
+	if err := d.Event(Event{Time: bench, Kind: EventPhase, Phase: PhaseWarmup}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Event(Event{Time: bench.Add(time.Second), Kind: EventPhase, Phase: PhaseMeasure}); err != nil {
+		t.Fatal(err)
+	}
+	if z := <-waited; !z.Equal(bench) {
+		t.Errorf("Wait = %v, want the first phase event's %v", z, bench)
+	}
+	set := metrics.NewSet(1, metrics.Layout{Scripts: 1})
+	for k := 1; k <= 3; k++ {
+		if err := d.WriteInterval(PhaseMeasure, set.Tick(bench.Add(time.Duration(k-1)*time.Second), bench.Add(time.Duration(k)*time.Second)), []string{"s"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := d.Finish(run); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadTimeline(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range rows {
+		if r.Elapsed != float64(k+1) {
+			t.Errorf("row %d: elapsed_s %v, want %d (from the bench start, not started_at)", k, r.Elapsed, k+1)
+		}
+	}
+	loaded, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !loaded.BenchStart.Equal(bench) || !loaded.StartedAt.Equal(start) {
+		t.Errorf("run.json: bench_start %v started_at %v, want %v and %v", loaded.BenchStart, loaded.StartedAt, bench, start)
+	}
+}
+
+// Each collector format round-trips through its writer and reader, headers
+// exactly as the files have always had them.
+func TestCollectorFormatsRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	zero := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	end := zero.Add(2 * time.Second)
+
+	w, err := CreateWaits(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wr := WaitRow{Time: end, Elapsed: 2, Source: "activity", Class: "client", Type: "Lock", Event: "relation", Samples: 7, Ticks: 10}
+	if err := w.Write(wr.Record()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Write([]string{"too", "short"}); err == nil {
+		t.Error("a row shorter than the header was written")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CreateWaits(dir); err == nil {
+		t.Error("CreateWaits over an existing file succeeded")
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, WaitsFile))
+	want := "time,elapsed_s,source,class,wait_event_type,wait_event,samples,ticks,avg_sessions\n" +
+		"2026-01-02T03:04:07.000Z,2.000,activity,client,Lock,relation,7,10,0.700\n"
+	if string(data) != want {
+		t.Errorf("waits.csv\n%s\nwant\n%s", data, want)
+	}
+	got, err := ReadWaits(dir)
+	if err != nil || len(got) != 1 || got[0] != wr {
+		t.Errorf("ReadWaits = %+v, %v; want %+v", got, err, wr)
+	}
+
+	o, err := CreateOS(dir, []string{"sda"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	or := OSRow{Time: end, ElapsedS: 2, Source: "proc", US: 12.5, ClientCPU: math.NaN(),
+		Disks: []DiskRow{{Name: "sda", ReadsPerS: 3, Util: 40}}}
+	if err := o.Write(or.Record()); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadOS(dir)
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("ReadOS = %d rows, %v", len(rows), err)
+	}
+	r := rows[0]
+	if r.US != 12.5 || !math.IsNaN(r.ClientCPU) || len(r.Disks) != 1 || r.Disks[0].Name != "sda" || r.Disks[0].Util != 40 || !r.Time.Equal(end) {
+		t.Errorf("ReadOS row %+v", r)
+	}
+	if h := OSHeader(nil); h[len(h)-1] != "client_cpu" || !slices.Contains(OSHeader([]string{"sda"}), "disk_sda_aqu_sz") {
+		t.Errorf("os.csv header %v", OSHeader([]string{"sda"}))
+	}
+
+	if _, err := ReadServer(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadServer without server.csv: %v, want fs.ErrNotExist", err)
+	}
+}
+
+// experiment.json round-trips; a newer schema is refused.
+func TestExperimentFile(t *testing.T) {
+	dir := t.TempDir()
+	type rec struct {
+		Schema int    `json:"schema"`
+		Name   string `json:"name"`
+	}
+	if err := WriteExperiment(dir, &rec{Schema: ExperimentSchema, Name: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	var got rec
+	if err := ReadExperiment(dir, &got); err != nil || got.Name != "x" {
+		t.Errorf("ReadExperiment = %+v, %v", got, err)
+	}
+	if err := WriteExperiment(dir, &rec{Schema: ExperimentSchema + 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReadExperiment(dir, &got); err == nil {
+		t.Error("a newer schema was read")
+	}
+	if err := ReadExperiment(t.TempDir(), &got); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing experiment.json: %v", err)
+	}
+}
