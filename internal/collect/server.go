@@ -715,8 +715,9 @@ func ReadServer(dir string) ([]ServerRow, error) {
 
 // serverEvidence fills ev's server figures for the window (from, to] from
 // server.csv (the rows inWindow, summed; an empty cell counts 0) and
-// events.jsonl (checkpoint and autovacuum events whose time is in the
-// window). WAL bytes are pg_stat_wal's, or a row's LSN bytes where it has
+// events.jsonl (checkpoint completions and autovacuum events whose time is
+// in the window; the checkpoints that overlap it, from their start and
+// completion events). WAL bytes are pg_stat_wal's, or a row's LSN bytes where it has
 // none (PostgreSQL 13, a reset interval). WALBytesPerTx = WAL bytes /
 // committed (0 when committed is 0); FPIShare = FPI / records; HitRatio =
 // hit / (hit + read).
@@ -774,6 +775,11 @@ func serverEvidence(dir string, from, to time.Time, interval time.Duration, comm
 	}
 	if err != nil {
 		return err
+	}
+	for _, sp := range results.CheckpointSpans(events) {
+		if sp.Overlaps(from, to) {
+			ev.CheckpointSpans = append(ev.CheckpointSpans, sp)
+		}
 	}
 	vac := map[string]*results.TableVacuum{}
 	for _, e := range events {

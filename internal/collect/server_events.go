@@ -17,6 +17,15 @@ package collect
 //     is not executable (hardened installs revoke it from PUBLIC) the events
 //     come from the counters (Δnum_done on 18, else Δtimed+Δrequested, which
 //     count starts, not completions) with Time = t and Data source "counters".
+//   - results.EventCheckpointStart when checkpoints_timed or
+//     checkpoints_requested (num_timed, num_requested on 17+) moved: the
+//     counter is incremented when a checkpoint starts, so a checkpoint that
+//     starts in the run but completes after it is still seen. Time is t; the
+//     start lies in (Data "from" = the previous read, t]. Data: kind
+//     ("requested" or "timed": one event each when both moved),
+//     checkpoints (the delta). A timed checkpoint that the server skips
+//     (nothing written since the last one: an idle server) counts too.
+//     results.CheckpointSpans pairs starts with completions.
 //   - results.EventAutovacuum for each user table (pg_stat_user_tables:
 //     pg_catalog, information_schema and TOAST tables are not included) whose
 //     autovacuum_count or autoanalyze_count grew. Time is the run's
@@ -86,6 +95,17 @@ func (s *server) events(prev, cur *serverSnapshot, d map[string]serverDelta, t t
 		kind = "requested"
 	case s.sinceTimed > 0:
 		kind = "timed"
+	}
+	// Starts: the counters move when a checkpoint starts (its write and
+	// sync times and its completion come later, maybe after the run).
+	for _, st := range []struct {
+		kind string
+		d    serverDelta
+	}{{"requested", requested}, {"timed", timed}} {
+		if st.d.ok && st.d.v > 0 {
+			evs = append(evs, results.Event{Time: t, Kind: results.EventCheckpointStart,
+				Data: map[string]any{"kind": st.kind, "checkpoints": st.d.v, "from": prev.at.UTC().Format(time.RFC3339Nano)}})
+		}
 	}
 	data := func() map[string]any {
 		m := map[string]any{"kind": kind}
@@ -161,4 +181,3 @@ func (s *server) events(prev, cur *serverSnapshot, d map[string]serverDelta, t t
 	}
 	return evs
 }
-

@@ -205,9 +205,15 @@ func TestServerCheckpoint(t *testing.T) {
 	} else if row["checkpoints_done"] != "" {
 		t.Errorf("checkpoints_done = %q before PostgreSQL 18, want empty", row["checkpoints_done"])
 	}
+	if starts := st.rec.ofKind(results.EventCheckpointStart); len(starts) != 1 || starts[0].Data["kind"] != "requested" {
+		t.Errorf("checkpoint start events = %+v, want 1 requested", starts)
+	}
 	evs := st.rec.ofKind(results.EventCheckpoint)
 	if len(evs) != 1 {
 		t.Fatalf("checkpoint events = %+v, want 1", evs)
+	}
+	if spans := results.CheckpointSpans(st.rec.events); len(spans) != 1 || spans[0].Start.IsZero() || spans[0].End.IsZero() || spans[0].Kind != "requested" {
+		t.Errorf("checkpoint spans = %+v, want one with its start and completion", spans)
 	}
 	e := evs[0]
 	if e.Data["kind"] != "requested" {
@@ -637,9 +643,14 @@ func TestServerEventsSynthetic(t *testing.T) {
 	d := map[string]serverDelta{"checkpoints_timed": {v: 1, ok: true}, "checkpoints_requested": {ok: true},
 		"checkpoint_write_ms": {v: 12.5, ok: true}, "checkpoint_sync_ms": {v: 3, ok: true}}
 	evs := s.events(p0, p1, d, tEnd)
-	if len(evs) != 3 {
-		t.Fatalf("events %+v, want a checkpoint and two autovacuum events", evs)
+	if len(evs) != 4 {
+		t.Fatalf("events %+v, want a checkpoint's start and completion and two autovacuum events", evs)
 	}
+	if st := evs[0]; st.Kind != results.EventCheckpointStart || st.Data["kind"] != "timed" || st.Data["checkpoints"] != 1.0 ||
+		st.Data["from"] != start.Format(time.RFC3339Nano) || !st.Time.Equal(tEnd) {
+		t.Errorf("checkpoint start event %+v", st)
+	}
+	evs = evs[1:]
 	ck := evs[0]
 	if ck.Kind != results.EventCheckpoint || ck.Data["kind"] != "timed" || ck.Data["checkpoint_lsn"] != "0/200" ||
 		ck.Data["redo_lsn"] != "0/180" || ck.Data["write_ms"] != 12.5 || ck.Data["sync_ms"] != 3.0 ||
@@ -663,9 +674,16 @@ func TestServerEventsSynthetic(t *testing.T) {
 	s.plan = planServer(cat, func(string, ...any) {})
 	d = map[string]serverDelta{"checkpoints_timed": {ok: true}, "checkpoints_requested": {v: 2, ok: true}}
 	evs = s.events(srvSnap(start, nil), srvSnap(tEnd, nil), d, tEnd)
-	if len(evs) != 1 || evs[0].Data["source"] != "counters" || evs[0].Data["checkpoints"] != 2.0 ||
-		evs[0].Data["kind"] != "requested" || !evs[0].Time.Equal(tEnd) {
+	if len(evs) != 2 || evs[0].Kind != results.EventCheckpointStart || evs[0].Data["kind"] != "requested" || evs[0].Data["checkpoints"] != 2.0 {
+		t.Fatalf("events from the counters: %+v, want a start and a completion", evs)
+	}
+	if evs[1].Data["source"] != "counters" || evs[1].Data["checkpoints"] != 2.0 ||
+		evs[1].Data["kind"] != "requested" || !evs[1].Time.Equal(tEnd) {
 		t.Errorf("events from the counters: %+v", evs)
+	}
+	// They pair into the interval's two checkpoints (each event counts 2).
+	if spans := results.CheckpointSpans(evs); len(spans) != 2 || spans[0].End.IsZero() || spans[1].End.IsZero() {
+		t.Errorf("spans from the counters' events: %+v", spans)
 	}
 }
 
