@@ -2,9 +2,11 @@ package collect
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,4 +90,69 @@ func TestCreateExtensionsOnFirstUse(t *testing.T) {
 			t.Errorf("pg_wait_sampling preloaded: source %q, installed %v", wt.source, installed(extWaitSampling))
 		}
 	}
+}
+
+// fileSink writes events as events.jsonl lines into a run directory.
+type fileSink struct {
+	mu  sync.Mutex
+	dir string
+}
+
+func (s *fileSink) Event(e results.Event) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(s.dir, results.EventsFile), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = f.Write(append(b, '\n'))
+	return err
+}
+
+// Without pg_stat_statements in the database (and without CreateExtensions),
+// the evidence says the statements are missing and why, rather than 0
+// calls; the collectors that were not asked for are missing too.
+func TestSummarizeMissingStatements(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	url := pgtest.ConnString(t)
+	if err := execSQL(ctx, url, "DROP EXTENSION IF EXISTS pg_stat_statements"); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	start := time.Now()
+	c, err := Start(ctx, Config{ConnString: url, Dir: dir, RunStart: start, Kinds: []string{KindStatements}, Events: &fileSink{dir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Mark(results.PhaseMeasure, start)
+	end := time.Now()
+	c.Stop(ctx, end)
+	ev := Summarize(dir, start, end, time.Second, 10)
+	reason, ok := ev.MissingReason(results.EvidenceStatements)
+	if !ok || !strings.Contains(reason, "pg_stat_statements is not installed in database") {
+		t.Errorf("statements missing: %q %v, want the collector's reason", reason, ok)
+	}
+	if ev.Calls != 0 || ev.Statements != nil {
+		t.Errorf("calls %d, statements %v", ev.Calls, ev.Statements)
+	}
+	if r, ok := ev.MissingReason(results.EvidenceWaits); !ok || !strings.Contains(r, "did not run") {
+		t.Errorf("waits missing: %q %v", r, ok)
+	}
+}
+
+func execSQL(ctx context.Context, url, sql string) error {
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(ctx, sql)
+	return err
 }
