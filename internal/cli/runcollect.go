@@ -82,12 +82,30 @@ func writeEvidence(w io.Writer, ev *results.Evidence, collectors []string) {
 		return ok
 	}
 	if !missing("server counters", results.EvidenceServer) && has(collect.KindServer) {
-		fmt.Fprintf(w, "  checkpoints     %d completed, started %d timed and %d requested, write %.0f ms, sync %.0f ms%s\n",
-			ev.Checkpoints, ev.CheckpointsTimed, ev.CheckpointsRequested, ev.CheckpointWriteMs, ev.CheckpointSyncMs, unfinishedCheckpoints(ev))
-		fmt.Fprintf(w, "  WAL             %s, %.0f B per transaction, %d records, full-page images %d (%.1f %% of records)\n",
-			bytesText(ev.WALBytes), ev.WALBytesPerTx, ev.WALRecords, ev.WALFPI, 100*ev.FPIShare)
-		fmt.Fprintf(w, "  buffers         hit ratio %.2f %% (%d hit, %d read), written by backends %d, temp %s, deadlocks %d\n",
-			100*ev.HitRatio, ev.BlocksHit, ev.BlocksRead, ev.BackendWrites, bytesText(ev.TempBytes), ev.Deadlocks)
+		// A counter the server does not have is "—" (the reasons follow).
+		var gone []string
+		counter := func(col, text string) string {
+			if _, ok := ev.MissingReason(results.EvidenceServer + "." + col); ok {
+				gone = append(gone, col)
+				return "—"
+			}
+			return text
+		}
+		fmt.Fprintf(w, "  checkpoints     %d completed, started %d timed and %d requested, write %s ms, sync %s ms%s\n",
+			ev.Checkpoints, ev.CheckpointsTimed, ev.CheckpointsRequested, counter("checkpoint_write_ms", fmt.Sprintf("%.0f", ev.CheckpointWriteMs)),
+			counter("checkpoint_sync_ms", fmt.Sprintf("%.0f", ev.CheckpointSyncMs)), unfinishedCheckpoints(ev))
+		fpiShare := fmt.Sprintf("%.1f", 100*ev.FPIShare)
+		if _, ok := ev.MissingReason(results.EvidenceServer + ".wal_records"); ok {
+			fpiShare = "—"
+		}
+		fmt.Fprintf(w, "  WAL             %s, %.0f B per transaction, %s records, full-page images %s (%s %% of records)\n",
+			bytesText(ev.WALBytes), ev.WALBytesPerTx, counter("wal_records", fmt.Sprint(ev.WALRecords)), counter("wal_fpi", fmt.Sprint(ev.WALFPI)), fpiShare)
+		fmt.Fprintf(w, "  buffers         hit ratio %.2f %% (%d hit, %d read), written by backends %s, temp %s, deadlocks %d\n",
+			100*ev.HitRatio, ev.BlocksHit, ev.BlocksRead, counter("backend_writes", fmt.Sprint(ev.BackendWrites)), bytesText(ev.TempBytes), ev.Deadlocks)
+		if len(gone) > 0 {
+			reason, _ := ev.MissingReason(results.EvidenceServer + "." + gone[0])
+			fmt.Fprintf(w, "  —               %s: %s\n", strings.Join(gone, ", "), reason)
+		}
 		if len(ev.Autovacuum) == 0 {
 			fmt.Fprintln(w, "  autovacuum      no runs")
 		} else {

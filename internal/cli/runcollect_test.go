@@ -21,6 +21,8 @@ func TestWriteEvidenceMissingAndCheckpointStart(t *testing.T) {
 	}
 	ev.SetMissing(results.EvidenceStatements, `pg_stat_statements is not installed in database "postgres"`)
 	ev.SetMissing(results.EvidenceOS, "the server is not on this machine")
+	ev.SetMissing(results.EvidenceServer+".wal_records", "not available on this server")
+	ev.SetMissing(results.EvidenceServer+".wal_fpi", "not available on this server")
 	var b bytes.Buffer
 	writeEvidence(&b, ev, []string{collect.KindWaits, collect.KindServer})
 	out := b.String()
@@ -30,6 +32,8 @@ func TestWriteEvidenceMissingAndCheckpointStart(t *testing.T) {
 		"checkpoints     0 completed, started 1 timed and 0 requested",
 		"1 more ran in the window: started at 29 s, completed after the window",
 		"    CPU ",
+		"— records, full-page images — (— % of records)",
+		"  —               wal_records, wal_fpi: not available on this server",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)

@@ -717,7 +717,10 @@ func ReadServer(dir string) ([]ServerRow, error) {
 // server.csv (the rows inWindow, summed; an empty cell counts 0) and
 // events.jsonl (checkpoint completions and autovacuum events whose time is
 // in the window; the checkpoints that overlap it, from their start and
-// completion events). WAL bytes are pg_stat_wal's, or a row's LSN bytes where it has
+// completion events). A counter of checkpoint_write_ms, checkpoint_sync_ms,
+// wal_records, wal_fpi and backend_writes that is empty in every row of the
+// window is Evidence.Missing "server.<column>" (PostgreSQL 13 has no
+// pg_stat_wal), not 0. WAL bytes are pg_stat_wal's, or a row's LSN bytes where it has
 // none (PostgreSQL 13, a reset interval). WALBytesPerTx = WAL bytes /
 // committed (0 when committed is 0); FPIShare = FPI / records; HitRatio =
 // hit / (hit + read).
@@ -738,9 +741,20 @@ func serverEvidence(dir string, from, to time.Time, interval time.Duration, comm
 		}
 		return *p
 	}
+	// Counters with no value in any row of the window (not on this server,
+	// or reset) are missing, not 0.
+	inWin := 0
+	valued := map[string]bool{}
 	for _, r := range rows {
 		if !inWindow(r.Time, from, to, interval) {
 			continue
+		}
+		inWin++
+		for col, has := range map[string]bool{
+			"checkpoint_write_ms": r.CheckpointWriteMs != nil, "checkpoint_sync_ms": r.CheckpointSyncMs != nil,
+			"wal_records": r.WALRecords != nil, "wal_fpi": r.WALFPI != nil, "backend_writes": r.BackendWrites != nil,
+		} {
+			valued[col] = valued[col] || has
 		}
 		ev.CheckpointsTimed += i64(r.CheckpointsTimed)
 		ev.CheckpointsRequested += i64(r.CheckpointsRequested)
@@ -758,6 +772,14 @@ func serverEvidence(dir string, from, to time.Time, interval time.Duration, comm
 		ev.BlocksRead += i64(r.BlocksRead)
 		ev.TempBytes += i64(r.TempBytes)
 		ev.Deadlocks += i64(r.Deadlocks)
+	}
+	if inWin > 0 {
+		for _, col := range []string{"checkpoint_write_ms", "checkpoint_sync_ms", "wal_records", "wal_fpi", "backend_writes"} {
+			if !valued[col] {
+				ev.SetMissing(results.EvidenceServer+"."+col, "empty in "+results.ServerFile+" throughout the window: "+
+					"not available on this server or its statistics were reset (see the collector's warnings)")
+			}
+		}
 	}
 	if committed > 0 {
 		ev.WALBytesPerTx = float64(ev.WALBytes) / float64(committed)

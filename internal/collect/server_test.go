@@ -715,6 +715,9 @@ func TestServerEvidence(t *testing.T) {
 	if ev0.Checkpoints != 0 || ev0.Autovacuum != nil || ev0.WALBytes != 3500 {
 		t.Errorf("without events: %+v", ev0)
 	}
+	if len(ev0.Missing) != 0 {
+		t.Errorf("missing %v: every counter has a value in some row of the window", ev0.Missing)
+	}
 
 	var lines []string
 	for _, e := range []results.Event{
@@ -867,5 +870,34 @@ func TestServerThroughCollector(t *testing.T) {
 		if k < 0.999 || math.Abs(k-math.Round(k)) > 1e-6 || r.XactCommit == nil || r.WALLSNBytes == nil {
 			t.Errorf("row %d: elapsed %v (want a multiple of 0.2 from 0.2 on), commits %v, LSN bytes %v", i, r.ElapsedS, r.XactCommit, r.WALLSNBytes)
 		}
+	}
+}
+
+// TestServerEvidenceMissingCounters: a counter empty in every row of the
+// window (PostgreSQL 13 has no pg_stat_wal) is missing, not 0.
+func TestServerEvidenceMissingCounters(t *testing.T) {
+	dir := t.TempDir()
+	from := time.Date(2025, 3, 1, 12, 0, 10, 0, time.UTC)
+	ts := func(d time.Duration) string { return from.Add(d).Format(timeFormat) }
+	csv := strings.Join(serverHeader, ",") + "\n" +
+		ts(time.Second) + ",11.000,1,0,,100.5,10.25,,,,1100,3,90,10,20,1,0,0,0,\n" +
+		ts(2*time.Second) + ",12.000,0,1,,20,1,,,,2000,0,50,50,30,0,4096,1,1,\n"
+	if err := os.WriteFile(filepath.Join(dir, results.ServerFile), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ev results.Evidence
+	if err := serverEvidence(dir, from, from.Add(2*time.Second), time.Second, 10, &ev); err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range []string{"wal_records", "wal_fpi"} {
+		if r, ok := ev.MissingReason(results.EvidenceServer + "." + col); !ok || !strings.Contains(r, "not available on this server") {
+			t.Errorf("%s: missing %q %v", col, r, ok)
+		}
+	}
+	if _, ok := ev.MissingReason(results.EvidenceServer + ".backend_writes"); ok || len(ev.Missing) != 2 {
+		t.Errorf("missing %v, want only wal_records and wal_fpi", ev.Missing)
+	}
+	if ev.WALBytes != 3100 {
+		t.Errorf("WAL bytes %d, want the LSN's 3100", ev.WALBytes)
 	}
 }

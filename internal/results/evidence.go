@@ -127,7 +127,8 @@ type Evidence struct {
 	Warnings []string `json:"warnings,omitempty"` // what could not be collected
 
 	// Missing is the evidence that was not collected and why: group
-	// (EvidenceWaits, …) → reason (the collector's warning, e.g.
+	// (EvidenceWaits, …, or "server.<column>" for one counter of
+	// server.csv that had no value in the window) → reason (the collector's warning, e.g.
 	// "pg_stat_statements is not installed in database \"bench\": …"). A
 	// missing group's figures are absent, not zero: show "—" and the reason.
 	Missing map[string]string `json:"missing,omitempty"`
