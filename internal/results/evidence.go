@@ -250,12 +250,17 @@ const checkpointSlack = time.Second
 
 // CheckpointSpans pairs the checkpoint start and completion events of
 // events (EventCheckpointStart, EventCheckpoint) into spans, in time order.
-// The checkpointer runs one checkpoint at a time, so starts and
-// completions alternate: a completion takes the earliest start not yet
-// taken that its checkpoint_time falls in (±1 s), or without a
-// checkpoint_time the earliest start at or before it. A completion without
-// a start began before the collector's first read; a start without a
-// completion was still running at the last read.
+// The checkpointer runs one checkpoint at a time, so the checkpoint that
+// completes is the one that started last: a completion takes the latest
+// start not yet taken that may precede it (the start's interval begins
+// before the completion, with 1 s of slack for the control file's
+// resolution) and that its checkpoint_time, when it has one, falls in
+// (±1 s).
+// A completion without a start began before the collector's first read.
+// Only the last start can still be running at the end; an earlier start
+// that no completion took was skipped (num_timed counts the timed
+// checkpoints an idle server skips) or completed unseen before the next
+// one started, and is left out.
 func CheckpointSpans(events []Event) []CheckpointSpan {
 	type start struct {
 		from, at time.Time
@@ -269,8 +274,7 @@ func CheckpointSpans(events []Event) []CheckpointSpan {
 		case EventCheckpointStart:
 			from, _ := time.Parse(time.RFC3339Nano, dataString(e.Data["from"]))
 			kind := dataString(e.Data["kind"])
-			n := max(dataCount(e.Data["checkpoints"]), 1)
-			for range min(n, 1000) {
+			for range min(max(dataCount(e.Data["checkpoints"]), 1), 1000) {
 				starts = append(starts, &start{from: from, at: e.Time, kind: kind})
 			}
 		case EventCheckpoint:
@@ -285,38 +289,44 @@ func CheckpointSpans(events []Event) []CheckpointSpan {
 	var out []CheckpointSpan
 	for _, e := range ends {
 		sp := CheckpointSpan{End: e.Time, Kind: dataString(e.Data["kind"])}
-		began, hasBegan := time.Parse(time.RFC3339Nano, dataString(e.Data["checkpoint_time"]))
+		began, err := time.Parse(time.RFC3339Nano, dataString(e.Data["checkpoint_time"]))
+		hasBegan := err == nil
+		var match *start
 		for _, s := range starts {
+			// The start lies in (from, at]: it can precede the completion
+			// only when from does (at is the sample's time, up to a period
+			// after the start, and may follow the completion in the same
+			// interval).
+			earliest := s.from
+			if earliest.IsZero() {
+				earliest = s.at
+			}
+			if !earliest.Before(e.Time.Add(checkpointSlack)) {
+				break // later starts belong to later checkpoints
+			}
 			if s.taken {
 				continue
 			}
-			var fits bool
-			if hasBegan == nil {
-				fits = !began.Before(s.from.Add(-checkpointSlack)) && !began.After(s.at.Add(checkpointSlack))
-			} else {
-				fits = !s.at.After(e.Time.Add(checkpointSlack))
+			if hasBegan && (began.Before(s.from.Add(-checkpointSlack)) || began.After(s.at.Add(checkpointSlack))) {
+				continue
 			}
-			if fits {
-				s.taken = true
-				sp.StartFrom, sp.Start = s.from, s.at
-				if sp.Kind == "" || sp.Kind == "unknown" {
-					sp.Kind = s.kind
-				}
-				break
-			}
-			if s.at.After(e.Time.Add(checkpointSlack)) {
-				break // later starts belong to later checkpoints
+			match = s // the latest that fits
+		}
+		if match != nil {
+			match.taken = true
+			sp.StartFrom, sp.Start = match.from, match.at
+			if sp.Kind == "" || sp.Kind == "unknown" {
+				sp.Kind = match.kind
 			}
 		}
-		if hasBegan == nil {
+		if hasBegan {
 			sp.Start = began // the server's own record of the start
 		}
 		out = append(out, sp)
 	}
-	for _, s := range starts {
-		if !s.taken {
-			out = append(out, CheckpointSpan{Start: s.at, StartFrom: s.from, Kind: s.kind})
-		}
+	if n := len(starts); n > 0 && !starts[n-1].taken {
+		s := starts[n-1]
+		out = append(out, CheckpointSpan{Start: s.at, StartFrom: s.from, Kind: s.kind})
 	}
 	slices.SortStableFunc(out, func(a, b CheckpointSpan) int { return spanTime(a).Compare(spanTime(b)) })
 	return out

@@ -5,10 +5,10 @@ import (
 	"time"
 )
 
-// Starts pair with completions in order; a completion's checkpoint_time
-// (the server's record of the start) is the span's start; a start without
-// completion stays open; a completion without start began before the
-// records.
+// Starts pair with completions; a completion's checkpoint_time (the
+// server's record of the start) is the span's start; the last start
+// without completion stays open, an earlier one was skipped; a completion
+// without start began before the records.
 func TestCheckpointSpans(t *testing.T) {
 	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
@@ -23,6 +23,7 @@ func TestCheckpointSpans(t *testing.T) {
 		{Time: at(9.5), Kind: EventCheckpoint, Data: map[string]any{"kind": "timed", "checkpoint_time": at(9).Format(time.RFC3339)}},
 		start(29, "requested"),
 		{Time: at(40), Kind: EventCheckpoint, Data: map[string]any{"kind": "requested", "checkpoint_time": at(28).Format(time.RFC3339)}},
+		start(50, "timed"), // skipped (an idle server): no completion, and another started after it
 		start(60, "timed"), // still running at the last read
 		{Time: at(61), Kind: EventAutovacuum},
 	}
@@ -82,5 +83,21 @@ func TestEvidenceMissing(t *testing.T) {
 	}
 	if _, ok := ev.MissingReason(EvidenceWaits); ok {
 		t.Error("waits missing although not set")
+	}
+}
+
+// Without checkpoint_time (the counters on PostgreSQL 18 without
+// pg_control_checkpoint()), a completion takes the latest start before it:
+// a skipped timed checkpoint before the real one is left out.
+func TestCheckpointSpansCountersSkipped(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
+	spans := CheckpointSpans([]Event{
+		{Time: at(10), Kind: EventCheckpointStart, Data: map[string]any{"kind": "timed", "checkpoints": 1.0}},
+		{Time: at(70), Kind: EventCheckpointStart, Data: map[string]any{"kind": "timed", "checkpoints": 1.0}},
+		{Time: at(100), Kind: EventCheckpoint, Data: map[string]any{"kind": "timed", "checkpoints": 1.0, "source": "counters"}},
+	})
+	if len(spans) != 1 || !spans[0].Start.Equal(at(70)) || !spans[0].End.Equal(at(100)) {
+		t.Errorf("spans %+v, want one from 70 s to 100 s", spans)
 	}
 }
