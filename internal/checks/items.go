@@ -145,7 +145,7 @@ func (in *input) serverWatched() bool {
 		return true
 	}
 	return slices.ContainsFunc(in.events, func(e results.Event) bool {
-		return e.Kind == results.EventCheckpoint || e.Kind == results.EventAutovacuum
+		return e.Kind == results.EventCheckpoint || e.Kind == results.EventCheckpointStart || e.Kind == results.EventAutovacuum
 	})
 }
 
