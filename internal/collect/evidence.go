@@ -66,7 +66,7 @@ func Summarize(dir string, from, to time.Time, interval time.Duration, committed
 		note("statement evidence", err)
 		ev.Statements, ev.Calls, ev.Rows = s, calls, rows
 		if err == nil && len(s) == 0 {
-			reason := "no pg_stat_statements snapshot of the measured phase in " + results.StatementsFile
+			reason := "no statements of the measured phase in " + results.StatementsFile + " (no snapshot at its end, or nothing ran)"
 			if w, ok := why[KindStatements]; ok {
 				reason += ": " + w
 			}
