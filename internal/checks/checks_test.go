@@ -173,6 +173,28 @@ func TestRunChecksItems(t *testing.T) {
 			f.events = append(f.events, results.Event{Time: at(20), Kind: results.EventCheckpoint})
 			f.run.Server.Settings["checkpoint_timeout"] = "300" // seconds
 		}, Warn, 0, []string{"none completed"}},
+		{"checkpoint started in the window, completed after it", ItemCheckpoint, func(f *fixture) {
+			f.noCheckpoints()
+			f.run.Server.Settings["checkpoint_timeout"] = "5min"
+			f.events = append(f.events,
+				results.Event{Time: at(59), Kind: results.EventCheckpointStart, Data: map[string]any{"kind": "timed", "checkpoints": 1.0, "from": at(58).Format(time.RFC3339Nano)}},
+				results.Event{Time: at(155), Kind: results.EventCheckpoint, Data: map[string]any{"kind": "timed", "checkpoint_time": at(58).Format(time.RFC3339)}})
+		}, Pass, 1, []string{"a checkpoint ran in the 2m0s measured window (started at 28 s, completed after the window)"}},
+		{"checkpoint started in the window, never completed", ItemCheckpoint, func(f *fixture) {
+			f.noCheckpoints()
+			f.run.Server.Settings["checkpoint_timeout"] = "5min"
+			f.events = append(f.events, results.Event{Time: at(140), Kind: results.EventCheckpointStart, Data: map[string]any{"kind": "requested", "checkpoints": 1.0}})
+		}, Pass, 1, []string{"started at 110 s, not completed by the end of the run"}},
+		{"checkpoint started and completed in the warm-up", ItemCheckpoint, func(f *fixture) {
+			f.noCheckpoints()
+			f.run.Server.Settings["checkpoint_timeout"] = "5min"
+			f.events = append(f.events,
+				results.Event{Time: at(5), Kind: results.EventCheckpointStart, Data: map[string]any{"kind": "timed", "checkpoints": 1.0}},
+				results.Event{Time: at(20), Kind: results.EventCheckpoint, Data: map[string]any{"kind": "timed"}})
+		}, Warn, 0, []string{"none completed"}},
+		{"checkpoint completed in the window and another started", ItemCheckpoint, func(f *fixture) {
+			f.events = append(f.events, results.Event{Time: at(149), Kind: results.EventCheckpointStart, Data: map[string]any{"kind": "timed", "checkpoints": 1.0}})
+		}, Pass, 2, []string{"1 checkpoint completed", "1 more ran in it (started at 119 s, not completed by the end of the run)"}},
 		{"checkpoint not observed, timeout unknown", ItemCheckpoint, func(f *fixture) {
 			f.noCheckpoints()
 			f.run.Collectors, f.run.Evidence = nil, nil

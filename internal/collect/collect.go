@@ -105,6 +105,12 @@ type Config struct {
 	// Events receives checkpoint, autovacuum and collector events (may be
 	// nil).
 	Events EventSink
+	// CreateExtensions creates pg_stat_statements and pg_wait_sampling in
+	// the target database when they are missing there but their libraries
+	// are preloaded (CREATE EXTENSION IF NOT EXISTS). Only for a server
+	// pgtrial owns (the local cluster, `pgtrial local`): on any other server
+	// the collectors never change the database and say what is missing.
+	CreateExtensions bool
 }
 
 // Collector runs the sources of a run.

@@ -53,26 +53,8 @@ package collect
 // view's stats_reset changed or the counter went backwards (warned, naming
 // the reset time); the next interval has a delta again.
 //
-// # Events
-//
-//   - results.EventCheckpoint when pg_control_checkpoint()'s checkpoint_lsn
-//     or redo_lsn changed since the previous read: one checkpoint (or
-//     restartpoint) completed, the last one if several did. Time is its
-//     completion (pg_control_system()'s pg_control_last_modified, written at
-//     the end of the checkpoint, 1 s resolution) when that lies within the
-//     interval, else t. Data: checkpoint_lsn, redo_lsn, checkpoint_time (the
-//     checkpoint's *start*, as PostgreSQL records it), write_ms and sync_ms
-//     (the interval's deltas: the checkpointer adds them at the end), kind
-//     ("requested" when checkpoints_requested moved since the previous
-//     completion, else "timed", else "unknown"). Where pg_control_checkpoint()
-//     is not executable (hardened installs revoke it from PUBLIC) the events
-//     come from the counters (Δnum_done on 18, else Δtimed+Δrequested, which
-//     count starts, not completions) with Time = t and Data source "counters".
-//   - results.EventAutovacuum for each user table (pg_stat_user_tables:
-//     pg_catalog, information_schema and TOAST tables are not included) whose
-//     autovacuum_count or autoanalyze_count grew. Time is the run's
-//     last_autovacuum/last_autoanalyze when within the interval, else t.
-//     Data: table (schema-qualified when not in public), vacuums, analyzes.
+// Events (checkpoint starts and completions, autovacuum runs) are in
+// server_events.go.
 //
 // # Consistency and lag
 //
@@ -638,139 +620,14 @@ func srvParse(s string, kind int) (float64, bool) {
 	return v, err == nil
 }
 
-// srvEpoch reads epoch seconds (extract(epoch FROM …) as text).
-func srvEpoch(s string) (time.Time, bool) {
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return time.Time{}, false
-	}
-	return srvEpochTime(v)
-}
-
-// srvEpochTime converts epoch seconds (false for ±infinity or NaN).
-func srvEpochTime(v float64) (time.Time, bool) {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return time.Time{}, false
-	}
-	sec, frac := math.Modf(v)
-	return time.Unix(int64(sec), int64(math.Round(frac*1e6))*1e3), true
-}
-
-// srvEpochText formats epoch seconds for a message.
-func srvEpochText(s string) string {
-	if t, ok := srvEpoch(s); ok {
-		return t.UTC().Format(timeFormat)
-	}
-	return "an unknown time"
-}
-
-// srvEventTime is the server's time of an event when it lies within the
-// interval of the reads (with 1 s of slack for the second resolution of the
-// control file and a small clock skew), else the grid time t.
-func srvEventTime(server time.Time, ok bool, prev, cur *serverSnapshot, t time.Time) time.Time {
-	if ok && !server.Before(prev.at.Add(-time.Second)) && !server.After(cur.at.Add(time.Second)) {
-		return server
-	}
-	return t
-}
-
-// events are the checkpoint and autovacuum events of the interval (prev,
-// cur] with the interval's deltas d.
-func (s *server) events(prev, cur *serverSnapshot, d map[string]serverDelta, t time.Time) []results.Event {
-	var evs []results.Event
-	timed, requested := d["checkpoints_timed"], d["checkpoints_requested"]
-	if timed.ok {
-		s.sinceTimed += int64(timed.v)
-	}
-	if requested.ok {
-		s.sinceRequested += int64(requested.v)
-	}
-	kind := "unknown"
-	switch {
-	case s.sinceRequested > 0:
-		kind = "requested"
-	case s.sinceTimed > 0:
-		kind = "timed"
-	}
-	data := func() map[string]any {
-		m := map[string]any{"kind": kind}
-		if w := d["checkpoint_write_ms"]; w.ok {
-			m["write_ms"] = w.v
-		}
-		if w := d["checkpoint_sync_ms"]; w.ok {
-			m["sync_ms"] = w.v
-		}
-		return m
-	}
-	if s.plan.control {
-		l0, l1 := prev.vals[srvAliasCkptLSN], cur.vals[srvAliasCkptLSN]
-		r0, r1 := prev.vals[srvAliasRedoLSN], cur.vals[srvAliasRedoLSN]
-		if l0 != "" && l1 != "" && (l0 != l1 || r0 != r1) {
-			m := data()
-			m["checkpoint_lsn"], m["redo_lsn"] = l1, r1
-			if st, ok := srvEpoch(cur.vals[srvAliasCkptTime]); ok {
-				m["checkpoint_time"] = st.UTC().Format(time.RFC3339)
-			}
-			end, ok := srvEpoch(cur.vals[srvAliasControlMtime])
-			evs = append(evs, results.Event{Time: srvEventTime(end, ok, prev, cur, t), Kind: results.EventCheckpoint, Data: m})
-			s.sinceTimed, s.sinceRequested = 0, 0
-		}
-	} else {
-		n := 0.0
-		if done := d["checkpoints_done"]; done.ok {
-			n = done.v
-		} else {
-			n = timed.v + requested.v
-		}
-		if n > 0 {
-			m := data()
-			m["checkpoints"], m["source"] = n, "counters"
-			evs = append(evs, results.Event{Time: t, Kind: results.EventCheckpoint, Data: m})
-			s.sinceTimed, s.sinceRequested = 0, 0
-		}
-	}
-
-	// Autovacuum runs finished in the interval, by table name.
-	ids := make([]uint32, 0, len(cur.tables))
-	for id := range cur.tables {
-		ids = append(ids, id)
-	}
-	slices.SortFunc(ids, func(a, b uint32) int { return cmp.Compare(cur.tables[a].Name, cur.tables[b].Name) })
-	for _, id := range ids {
-		c, p := cur.tables[id], prev.tables[id] // absent before: counters were 0 (or the table is new)
-		dv, da := c.Vacuums-p.Vacuums, c.Analyzes-p.Analyzes
-		if dv < 0 || da < 0 {
-			s.warn("server collector: autovacuum counters of %s were reset at about %s", c.Name, cur.at.UTC().Format(timeFormat))
-			continue
-		}
-		if dv == 0 && da == 0 {
-			continue
-		}
-		var last time.Time
-		ok := false
-		for _, l := range []struct {
-			moved bool
-			at    *float64
-		}{{dv > 0, c.LastVacuum}, {da > 0, c.LastAnalyze}} {
-			if l.moved && l.at != nil {
-				if at, good := srvEpochTime(*l.at); good && at.After(last) {
-					last, ok = at, true
-				}
-			}
-		}
-		evs = append(evs, results.Event{
-			Time: srvEventTime(last, ok, prev, cur, t),
-			Kind: results.EventAutovacuum,
-			Data: map[string]any{"table": c.Name, "vacuums": dv, "analyzes": da},
-		})
-	}
-	return evs
-}
-
 // serverEvidence fills ev's server figures for the window (from, to] from
 // server.csv (the rows inWindow, summed; an empty cell counts 0) and
-// events.jsonl (checkpoint and autovacuum events whose time is in the
-// window). WAL bytes are pg_stat_wal's, or a row's LSN bytes where it has
+// events.jsonl (checkpoint completions and autovacuum events whose time is
+// in the window; the checkpoints that overlap it, from their start and
+// completion events). A counter of checkpoint_write_ms, checkpoint_sync_ms,
+// wal_records, wal_fpi and backend_writes that is empty in every row of the
+// window is Evidence.Missing "server.<column>" (PostgreSQL 13 has no
+// pg_stat_wal), not 0. WAL bytes are pg_stat_wal's, or a row's LSN bytes where it has
 // none (PostgreSQL 13, a reset interval). WALBytesPerTx = WAL bytes /
 // committed (0 when committed is 0); FPIShare = FPI / records; HitRatio =
 // hit / (hit + read).
@@ -791,9 +648,20 @@ func serverEvidence(dir string, from, to time.Time, interval time.Duration, comm
 		}
 		return *p
 	}
+	// Counters with no value in any row of the window (not on this server,
+	// or reset) are missing, not 0.
+	inWin := 0
+	valued := map[string]bool{}
 	for _, r := range rows {
 		if !inWindow(r.Time, from, to, interval) {
 			continue
+		}
+		inWin++
+		for col, has := range map[string]bool{
+			"checkpoint_write_ms": r.CheckpointWriteMs != nil, "checkpoint_sync_ms": r.CheckpointSyncMs != nil,
+			"wal_records": r.WALRecords != nil, "wal_fpi": r.WALFPI != nil, "backend_writes": r.BackendWrites != nil,
+		} {
+			valued[col] = valued[col] || has
 		}
 		ev.CheckpointsTimed += i64(r.CheckpointsTimed)
 		ev.CheckpointsRequested += i64(r.CheckpointsRequested)
@@ -812,6 +680,14 @@ func serverEvidence(dir string, from, to time.Time, interval time.Duration, comm
 		ev.TempBytes += i64(r.TempBytes)
 		ev.Deadlocks += i64(r.Deadlocks)
 	}
+	if inWin > 0 {
+		for _, col := range []string{"checkpoint_write_ms", "checkpoint_sync_ms", "wal_records", "wal_fpi", "backend_writes"} {
+			if !valued[col] {
+				ev.SetMissing(results.EvidenceServer+"."+col, "empty in "+results.ServerFile+" throughout the window: "+
+					"not available on this server or its statistics were reset (see the collector's warnings)")
+			}
+		}
+	}
 	if committed > 0 {
 		ev.WALBytesPerTx = float64(ev.WALBytes) / float64(committed)
 	}
@@ -828,6 +704,11 @@ func serverEvidence(dir string, from, to time.Time, interval time.Duration, comm
 	}
 	if err != nil {
 		return err
+	}
+	for _, sp := range results.CheckpointSpans(events) {
+		if sp.Overlaps(from, to) {
+			ev.CheckpointSpans = append(ev.CheckpointSpans, sp)
+		}
 	}
 	vac := map[string]*results.TableVacuum{}
 	for _, e := range events {

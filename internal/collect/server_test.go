@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -205,9 +204,15 @@ func TestServerCheckpoint(t *testing.T) {
 	} else if row["checkpoints_done"] != "" {
 		t.Errorf("checkpoints_done = %q before PostgreSQL 18, want empty", row["checkpoints_done"])
 	}
+	if starts := st.rec.ofKind(results.EventCheckpointStart); len(starts) != 1 || starts[0].Data["kind"] != "requested" {
+		t.Errorf("checkpoint start events = %+v, want 1 requested", starts)
+	}
 	evs := st.rec.ofKind(results.EventCheckpoint)
 	if len(evs) != 1 {
 		t.Fatalf("checkpoint events = %+v, want 1", evs)
+	}
+	if spans := results.CheckpointSpans(st.rec.events); len(spans) != 1 || spans[0].Start.IsZero() || spans[0].End.IsZero() || spans[0].Kind != "requested" {
+		t.Errorf("checkpoint spans = %+v, want one with its start and completion", spans)
 	}
 	e := evs[0]
 	if e.Data["kind"] != "requested" {
@@ -613,62 +618,6 @@ func TestServerRowDeltas(t *testing.T) {
 	}
 }
 
-// TestServerEventsSynthetic: autovacuum events from counter changes per
-// table (new tables count from 0, a reset table warns), and checkpoint
-// events from the control file or, without it, from the counters.
-func TestServerEventsSynthetic(t *testing.T) {
-	rec := &srvRecorder{}
-	start := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	s := &server{cfg: &Config{RunStart: start, Interval: time.Second}, warn: rec.warn,
-		plan: planServer(srvPlanCatalog(15), func(string, ...any) {})}
-	f := func(v float64) *float64 { return &v }
-	at := float64(start.Add(1500 * time.Millisecond).Unix())
-	p0 := srvSnap(start, map[string]string{srvAliasCkptLSN: "0/100", srvAliasRedoLSN: "0/80"},
-		serverTableCounts{Relid: 1, Name: "a", Vacuums: 2, Analyzes: 3},
-		serverTableCounts{Relid: 2, Name: "b", Vacuums: 5, Analyzes: 5},
-		serverTableCounts{Relid: 3, Name: "c", Vacuums: 1})
-	p1 := srvSnap(start.Add(2*time.Second), map[string]string{srvAliasCkptLSN: "0/200", srvAliasRedoLSN: "0/180",
-		srvAliasCkptTime: "1740830000", srvAliasControlMtime: strconv.FormatFloat(at, 'f', -1, 64)},
-		serverTableCounts{Relid: 1, Name: "a", Vacuums: 3, Analyzes: 3, LastVacuum: f(at)},
-		serverTableCounts{Relid: 2, Name: "b", Vacuums: 5, Analyzes: 5},
-		serverTableCounts{Relid: 3, Name: "c", Vacuums: 0},
-		serverTableCounts{Relid: 4, Name: "s.new", Analyzes: 1})
-	tEnd := start.Add(2 * time.Second)
-	d := map[string]serverDelta{"checkpoints_timed": {v: 1, ok: true}, "checkpoints_requested": {ok: true},
-		"checkpoint_write_ms": {v: 12.5, ok: true}, "checkpoint_sync_ms": {v: 3, ok: true}}
-	evs := s.events(p0, p1, d, tEnd)
-	if len(evs) != 3 {
-		t.Fatalf("events %+v, want a checkpoint and two autovacuum events", evs)
-	}
-	ck := evs[0]
-	if ck.Kind != results.EventCheckpoint || ck.Data["kind"] != "timed" || ck.Data["checkpoint_lsn"] != "0/200" ||
-		ck.Data["redo_lsn"] != "0/180" || ck.Data["write_ms"] != 12.5 || ck.Data["sync_ms"] != 3.0 ||
-		ck.Data["checkpoint_time"] != "2025-03-01T11:53:20Z" || !ck.Time.Equal(start.Add(time.Second)) {
-		t.Errorf("checkpoint event %+v", ck)
-	}
-	if a := evs[1]; a.Kind != results.EventAutovacuum || a.Data["table"] != "a" || a.Data["vacuums"] != int64(1) ||
-		a.Data["analyzes"] != int64(0) || !a.Time.Equal(start.Add(time.Second)) {
-		t.Errorf("autovacuum event of a: %+v", a)
-	}
-	if n := evs[2]; n.Data["table"] != "s.new" || n.Data["analyzes"] != int64(1) || !n.Time.Equal(tEnd) {
-		t.Errorf("autovacuum event of s.new: %+v", n)
-	}
-	if !rec.warned("autovacuum counters of c were reset") {
-		t.Errorf("warnings %q, want the reset of c", rec.warnings)
-	}
-
-	// No control file: the counters tell (on PG ≤ 17 starts, not completions).
-	cat := srvPlanCatalog(16)
-	cat.control = false
-	s.plan = planServer(cat, func(string, ...any) {})
-	d = map[string]serverDelta{"checkpoints_timed": {ok: true}, "checkpoints_requested": {v: 2, ok: true}}
-	evs = s.events(srvSnap(start, nil), srvSnap(tEnd, nil), d, tEnd)
-	if len(evs) != 1 || evs[0].Data["source"] != "counters" || evs[0].Data["checkpoints"] != 2.0 ||
-		evs[0].Data["kind"] != "requested" || !evs[0].Time.Equal(tEnd) {
-		t.Errorf("events from the counters: %+v", evs)
-	}
-}
-
 // TestServerEvidence: the window's rows are summed, the window's events
 // counted, WAL falls back to the LSN where pg_stat_wal has no value.
 func TestServerEvidence(t *testing.T) {
@@ -696,6 +645,9 @@ func TestServerEvidence(t *testing.T) {
 	}
 	if ev0.Checkpoints != 0 || ev0.Autovacuum != nil || ev0.WALBytes != 3500 {
 		t.Errorf("without events: %+v", ev0)
+	}
+	if len(ev0.Missing) != 0 {
+		t.Errorf("missing %v: every counter has a value in some row of the window", ev0.Missing)
 	}
 
 	var lines []string
@@ -729,6 +681,8 @@ func TestServerEvidence(t *testing.T) {
 		BlocksHit: 200, BlocksRead: 60, HitRatio: 200.0 / 260, BackendWrites: 4, TempBytes: 4096, Deadlocks: 1,
 		Autovacuum: []results.TableVacuum{{Table: "a", Vacuums: 1, Analyzes: 2}, {Table: "b", Vacuums: 1}},
 	}
+	// The completions in the window, their starts unknown (no start events).
+	want.CheckpointSpans = []results.CheckpointSpan{{End: from.Add(1500 * time.Millisecond)}, {End: to}}
 	gotJSON, _ := json.Marshal(ev)
 	wantJSON, _ := json.Marshal(want)
 	if string(gotJSON) != string(wantJSON) {
@@ -847,5 +801,34 @@ func TestServerThroughCollector(t *testing.T) {
 		if k < 0.999 || math.Abs(k-math.Round(k)) > 1e-6 || r.XactCommit == nil || r.WALLSNBytes == nil {
 			t.Errorf("row %d: elapsed %v (want a multiple of 0.2 from 0.2 on), commits %v, LSN bytes %v", i, r.ElapsedS, r.XactCommit, r.WALLSNBytes)
 		}
+	}
+}
+
+// TestServerEvidenceMissingCounters: a counter empty in every row of the
+// window (PostgreSQL 13 has no pg_stat_wal) is missing, not 0.
+func TestServerEvidenceMissingCounters(t *testing.T) {
+	dir := t.TempDir()
+	from := time.Date(2025, 3, 1, 12, 0, 10, 0, time.UTC)
+	ts := func(d time.Duration) string { return from.Add(d).Format(timeFormat) }
+	csv := strings.Join(serverHeader, ",") + "\n" +
+		ts(time.Second) + ",11.000,1,0,,100.5,10.25,,,,1100,3,90,10,20,1,0,0,0,\n" +
+		ts(2*time.Second) + ",12.000,0,1,,20,1,,,,2000,0,50,50,30,0,4096,1,1,\n"
+	if err := os.WriteFile(filepath.Join(dir, results.ServerFile), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ev results.Evidence
+	if err := serverEvidence(dir, from, from.Add(2*time.Second), time.Second, 10, &ev); err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range []string{"wal_records", "wal_fpi"} {
+		if r, ok := ev.MissingReason(results.EvidenceServer + "." + col); !ok || !strings.Contains(r, "not available on this server") {
+			t.Errorf("%s: missing %q %v", col, r, ok)
+		}
+	}
+	if _, ok := ev.MissingReason(results.EvidenceServer + ".backend_writes"); ok || len(ev.Missing) != 2 {
+		t.Errorf("missing %v, want only wal_records and wal_fpi", ev.Missing)
+	}
+	if ev.WALBytes != 3100 {
+		t.Errorf("WAL bytes %d, want the LSN's 3100", ev.WALBytes)
 	}
 }

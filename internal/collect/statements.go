@@ -280,6 +280,11 @@ func newStatements(ctx context.Context, cfg *Config, warn warnFunc) (*statements
 	if err != nil {
 		return nil, err
 	}
+	if cfg.CreateExtensions {
+		if _, err := ensureExtension(ctx, conn, extStatements); err != nil {
+			warn("statements: %v", err)
+		}
+	}
 	var db string
 	var version, schema *string
 	err = conn.QueryRow(ctx, CollectorSQLMarker+` select current_database(), e.extversion, n.nspname::text

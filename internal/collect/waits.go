@@ -190,6 +190,11 @@ func newWaits(ctx context.Context, cfg *Config, warn warnFunc) (*waits, error) {
 	case WaitSourceActivity:
 		w.source = WaitSourceActivity
 	case WaitSourceProfile, WaitSourceAuto, "":
+		if cfg.CreateExtensions {
+			if _, err := ensureExtension(ctx, conn, extWaitSampling); err != nil {
+				warn("waits: %v", err)
+			}
+		}
 		prof, err := openProfile(ctx, conn, w)
 		switch {
 		case err == nil:

@@ -644,8 +644,8 @@ func TestWaitsProfileMissing(t *testing.T) {
 }
 
 // TestWaitsProfile runs the pg_wait_sampling source against the test cluster
-// with the library preloaded (two restarts of the shared cluster: not
-// parallel). Skipped when the server has no pg_wait_sampling.
+// with the library preloaded (localpg preloads it when installed; else two
+// restarts of the shared cluster: not parallel). Skipped when the server has no pg_wait_sampling.
 func TestWaitsProfile(t *testing.T) {
 	cluster := pgtest.Cluster(t)
 	url := pgtest.ConnString(t)
@@ -660,28 +660,11 @@ func TestWaitsProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn.Close(ctx)
-	libs := "pg_wait_sampling"
-	if preload != "" {
-		libs = preload + ",pg_wait_sampling"
+	// The test cluster preloads it when installed (localpg's defaults);
+	// otherwise (an older cluster layout) it is preloaded here.
+	if !strings.Contains(preload, "pg_wait_sampling") {
+		wtPreloadWaitSampling(t, ctx, cluster, preload)
 	}
-	if _, err := cluster.Set(ctx, []localpg.Setting{{Name: "shared_preload_libraries", Value: libs}}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		admin, err := cluster.Connect(ctx, "postgres")
-		if err == nil {
-			_, err = admin.Exec(ctx, "ALTER SYSTEM RESET shared_preload_libraries")
-			admin.Close(ctx)
-		}
-		if err == nil {
-			err = cluster.Restart(ctx)
-		}
-		if err != nil {
-			t.Errorf("restore shared_preload_libraries: %v", err)
-		}
-	})
 	conn = wtConn(t, ctx, url)
 	spinner := wtConn(t, ctx, url)
 	if _, err := conn.Exec(ctx, "CREATE EXTENSION pg_wait_sampling"); err != nil {
@@ -844,4 +827,32 @@ func TestRandomInstantClamp(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wtPreloadWaitSampling adds pg_wait_sampling to the shared cluster's
+// shared_preload_libraries (a restart) and takes it out again after the test.
+func wtPreloadWaitSampling(t *testing.T, ctx context.Context, cluster *localpg.Cluster, preload string) {
+	t.Helper()
+	libs := "pg_wait_sampling"
+	if preload != "" {
+		libs = preload + ",pg_wait_sampling"
+	}
+	if _, err := cluster.Set(ctx, []localpg.Setting{{Name: "shared_preload_libraries", Value: libs}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		admin, err := cluster.Connect(ctx, "postgres")
+		if err == nil {
+			_, err = admin.Exec(ctx, "ALTER SYSTEM RESET shared_preload_libraries")
+			admin.Close(ctx)
+		}
+		if err == nil {
+			err = cluster.Restart(ctx)
+		}
+		if err != nil {
+			t.Errorf("restore shared_preload_libraries: %v", err)
+		}
+	})
 }

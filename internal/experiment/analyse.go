@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/checks"
@@ -57,6 +58,11 @@ func (r *runner) analyse() {
 
 	// Ramp levels, per variant.
 	if rp := r.spec.Load.Ramp; rp != nil {
+		step := rp.StepDuration
+		if step == 0 {
+			step = r.window // as runner.ramp
+		}
+		rec.StepS = step.Seconds()
 		rec.Ramp = nil
 		for _, v := range rec.Variants {
 			for _, level := range rp.Levels() {
@@ -140,6 +146,24 @@ func (r *runner) analyse() {
 		// repeats item judges its ceiling runs.
 		rec.Checks = checks.Replace(rec.Checks, checks.Repeats([]checks.VariantRuns{{Variant: "ceiling", Runs: r.spec.Search.CeilingRepeats}}))
 	}
+	// The collectors' warnings of the runs (a missing extension, a view
+	// the role may not read), each once: they say why evidence is missing.
+	for _, rr := range rec.Runs {
+		run := loaded[rr.N]
+		if run == nil {
+			continue
+		}
+		for _, w := range run.Warnings {
+			if strings.HasPrefix(w, "collector: ") {
+				rec.Warnings = appendOnce(rec.Warnings, w)
+			}
+		}
+		if run.Evidence != nil {
+			for _, w := range run.Evidence.Warnings {
+				rec.Warnings = appendOnce(rec.Warnings, "evidence: "+w)
+			}
+		}
+	}
 	if r.spec.Protocol.Window > 0 && r.spec.Protocol.Window < r.defaultWindow() {
 		rec.Warnings = appendOnce(rec.Warnings, fmt.Sprintf("the measured window (%v) is shorter than the default max(2 × checkpoint_timeout, 60 s) = %v: a window may hold no checkpoint, so runs differ by whether one fell in them",
 			r.spec.Protocol.Window, r.defaultWindow()))
@@ -169,6 +193,7 @@ func (r *runner) defaultWindow() time.Duration {
 func rampLevel(variant string, level float64, runs []compare.RunRef) RampLevel {
 	rl := RampLevel{Variant: variant, Level: level, Waits: map[string]float64{}}
 	var tps, p50, p99, calls, rows []float64
+	var missing []string // why a run has no calls and rows
 	waits := map[string][]float64{}
 	for _, ref := range runs {
 		run := ref.Run
@@ -176,13 +201,18 @@ func rampLevel(variant string, level float64, runs []compare.RunRef) RampLevel {
 		tps, p50, p99 = append(tps, t.TPS), append(p50, t.Response.P50), append(p99, t.Response.P99)
 		ev := run.Evidence
 		if ev == nil {
+			missing = appendOnce(missing, "no evidence (the collectors were off)")
 			continue
 		}
 		for k, v := range ev.WaitTypes {
 			waits[k] = append(waits[k], v)
 		}
-		if sec := ev.To.Sub(ev.From).Seconds(); sec > 0 && ev.Calls > 0 {
+		if reason, ok := ev.MissingReason(results.EvidenceStatements); ok {
+			missing = appendOnce(missing, reason)
+		} else if sec := ev.To.Sub(ev.From).Seconds(); sec > 0 && ev.Calls > 0 {
 			calls, rows = append(calls, float64(ev.Calls)/sec), append(rows, float64(ev.Rows)/sec)
+		} else {
+			missing = appendOnce(missing, "pg_stat_statements recorded no statements in the window")
 		}
 		rl.Runs = append(rl.Runs, ref.Label)
 	}
@@ -192,6 +222,8 @@ func rampLevel(variant string, level float64, runs []compare.RunRef) RampLevel {
 	}
 	if len(calls) > 0 {
 		rl.CallsPerSec, rl.RowsPerSec = stats.Median(calls), stats.Median(rows)
+	} else if len(missing) > 0 {
+		rl.StatementsMissing = strings.Join(missing, "; ")
 	}
 	return rl
 }

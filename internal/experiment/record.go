@@ -40,6 +40,7 @@ type Record struct {
 
 	WarmupS    float64 `json:"warmup_s"`
 	WindowS    float64 `json:"window_s"`
+	StepS      float64 `json:"step_s,omitempty"` // a ramp's measured time per level (its runs' window)
 	Repeats    int     `json:"repeats"`
 	Interleave bool    `json:"interleave"`
 	Seed       uint64  `json:"seed"`
@@ -124,6 +125,9 @@ type RampLevel struct {
 	Waits       map[string]float64 `json:"waits,omitempty"`
 	CallsPerSec float64            `json:"calls_per_s,omitempty"`
 	RowsPerSec  float64            `json:"rows_per_s,omitempty"`
+	// StatementsMissing is why CallsPerSec and RowsPerSec are absent (no
+	// run of the level has pg_stat_statements evidence), "" when they are not.
+	StatementsMissing string `json:"statements_missing,omitempty"`
 }
 
 // SLOResult is one SLO judged for one variant (and rate).

@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"text/tabwriter"
 
@@ -30,7 +31,13 @@ func WriteText(w io.Writer, rec *Record, dir string) {
 	if rec.Repeats == 1 {
 		repeats = "repeat"
 	}
-	fmt.Fprintf(w, "\n  warm-up %gs, window %gs, %d %s per variant", rec.WarmupS, rec.WindowS, rec.Repeats, repeats)
+	if rec.Model == "ramp" && rec.StepS > 0 {
+		// Each level is a run measured for the step duration; the
+		// protocol's window is not used.
+		fmt.Fprintf(w, "\n  warm-up %gs before the first step, %gs per step, %d %s per variant", rec.WarmupS, rec.StepS, rec.Repeats, repeats)
+	} else {
+		fmt.Fprintf(w, "\n  warm-up %gs, window %gs, %d %s per variant", rec.WarmupS, rec.WindowS, rec.Repeats, repeats)
+	}
 	if len(rec.Variants) > 1 {
 		if rec.Interleave {
 			fmt.Fprint(w, ", interleaved")
@@ -182,12 +189,23 @@ func writeRamp(w io.Writer, rec *Record) {
 		head += n + " %\t"
 	}
 	fmt.Fprintln(tw, head)
+	var reasons []string // why calls/s and rows/s are "—", each once
 	for _, l := range rec.Ramp {
-		line := fmt.Sprintf("%s\t%.6g\t%d\t%.1f\t%s\t%s\t%.0f\t%.0f\t", l.Variant, l.Level, len(l.Runs), l.TPS, ms(l.P50), ms(l.P99), l.CallsPerSec, l.RowsPerSec)
+		calls, rows := fmt.Sprintf("%.0f", l.CallsPerSec), fmt.Sprintf("%.0f", l.RowsPerSec)
+		if l.StatementsMissing != "" {
+			calls, rows = "—", "—"
+			if !slices.Contains(reasons, l.StatementsMissing) {
+				reasons = append(reasons, l.StatementsMissing)
+			}
+		}
+		line := fmt.Sprintf("%s\t%.6g\t%d\t%.1f\t%s\t%s\t%s\t%s\t", l.Variant, l.Level, len(l.Runs), l.TPS, ms(l.P50), ms(l.P99), calls, rows)
 		for _, n := range names {
 			line += fmt.Sprintf("%.1f\t", 100*l.Waits[n])
 		}
 		fmt.Fprintln(tw, line)
 	}
 	tw.Flush()
+	for _, r := range reasons {
+		fmt.Fprintf(w, "  calls/s, rows/s —: %s\n", r)
+	}
 }

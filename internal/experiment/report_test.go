@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/capacity"
+	"github.com/pgtrial/pgtrial/internal/compare"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
@@ -58,6 +59,63 @@ func TestWriteText(t *testing.T) {
 	out = b.String()
 	if !strings.Contains(out, "capacity search, 8 clients") || !strings.Contains(out, "capacity: 300 tx/s") || strings.Contains(out, "variant  runs") {
 		t.Errorf("search summary:\n%s", out)
+	}
+}
+
+// TestWriteTextRamp: a ramp's header gives its step duration, not the
+// window; a level without pg_stat_statements shows calls/s and rows/s as
+// "—" with the reason, not 0.
+func TestWriteTextRamp(t *testing.T) {
+	reason := `pg_stat_statements is not installed in database "postgres": add pg_stat_statements to shared_preload_libraries`
+	rec := &Record{Name: "r", Model: "ramp", Workload: "select-only", WarmupS: 10, WindowS: 120, StepS: 30, Repeats: 1,
+		Variants: []VariantRecord{{Name: "base"}},
+		Ramp: []RampLevel{
+			{Variant: "base", Level: 50, Runs: []string{"base#1"}, TPS: 50, CallsPerSec: 50, RowsPerSec: 50},
+			{Variant: "base", Level: 100, Runs: []string{"base#1"}, TPS: 100, StatementsMissing: reason},
+		},
+		Warnings: []string{"collector: statements collector not started: " + reason},
+	}
+	var b bytes.Buffer
+	WriteText(&b, rec, "/tmp/r")
+	out := b.String()
+	for _, want := range []string{
+		"warm-up 10s before the first step, 30s per step, 1 repeat per variant",
+		"calls/s, rows/s —: " + reason,
+		"warning: collector: statements collector not started: " + reason,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "window 120s") {
+		t.Errorf("a ramp's header states the unused window:\n%s", out)
+	}
+	var level100 string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "base") && strings.Contains(line, " 100 ") {
+			level100 = line
+		}
+	}
+	if f := strings.Fields(level100); len(f) < 8 || f[6] != "—" || f[7] != "—" {
+		t.Errorf("level 100: %q, want calls/s and rows/s as —", level100)
+	}
+}
+
+// rampLevel: runs without statement evidence give the reason, not 0.
+func TestRampLevelMissingStatements(t *testing.T) {
+	from := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	run := func(ev *results.Evidence) compare.RunRef {
+		return compare.RunRef{Label: "v#1", Run: &results.Run{Summary: &results.Summary{}, Evidence: ev}}
+	}
+	missing := &results.Evidence{From: from, To: from.Add(10 * time.Second)}
+	missing.SetMissing(results.EvidenceStatements, "pg_stat_statements is not installed")
+	l := rampLevel("v", 10, []compare.RunRef{run(missing)})
+	if l.StatementsMissing != "pg_stat_statements is not installed" || l.CallsPerSec != 0 {
+		t.Errorf("level %+v, want the reason", l)
+	}
+	got := rampLevel("v", 10, []compare.RunRef{run(&results.Evidence{From: from, To: from.Add(10 * time.Second), Calls: 500, Rows: 1000}), run(missing)})
+	if got.StatementsMissing != "" || got.CallsPerSec != 50 || got.RowsPerSec != 100 {
+		t.Errorf("level with one run's statements: %+v", got)
 	}
 }
 

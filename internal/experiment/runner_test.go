@@ -492,6 +492,9 @@ collect: [waits, statements]
 			t.Errorf("level %g: waits %v, want mostly Timeout (pg_sleep)", want, l.Waits)
 		}
 		// Operational speed: one statement and one row per transaction.
+		if l.CallsPerSec <= 0 || l.StatementsMissing != "" {
+			t.Errorf("level %g: calls/s %.1f, statements missing %q: want calls/s > 0", want, l.CallsPerSec, l.StatementsMissing)
+		}
 		if l.CallsPerSec < 0.8*l.TPS || l.CallsPerSec > 1.2*l.TPS || l.RowsPerSec < 0.8*l.TPS || l.RowsPerSec > 1.2*l.TPS {
 			t.Errorf("level %g: %.1f calls/s and %.1f rows/s at %.1f tps, want about equal", want, l.CallsPerSec, l.RowsPerSec, l.TPS)
 		}
@@ -500,6 +503,14 @@ collect: [waits, statements]
 	WriteText(&b, rec, env.Dir)
 	if !strings.Contains(b.String(), "ramp (median over the repeats") || !strings.Contains(b.String(), "Timeout %") {
 		t.Errorf("no ramp table with waits:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), "2s per step") || rec.StepS != 2 {
+		t.Errorf("step %gs; the header does not state the step duration:\n%s", rec.StepS, b.String())
+	}
+	for _, rr := range rec.Runs {
+		if _, err := os.Stat(filepath.Join(env.Dir, rr.Dir, results.StatementsFile)); err != nil {
+			t.Errorf("run %d: %v", rr.N, err)
+		}
 	}
 }
 

@@ -339,6 +339,18 @@ func (b Binaries) HasExtension(name string) bool {
 	return false
 }
 
+// preloadLibraries are the extensions of preloadable installed with these
+// binaries (control file and library), in preloadable's order.
+func (b Binaries) preloadLibraries() []string {
+	var out []string
+	for _, name := range preloadable {
+		if b.HasExtension(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 func fileExists(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()

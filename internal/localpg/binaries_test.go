@@ -205,3 +205,44 @@ func TestParseVersion(t *testing.T) {
 		t.Error("parseVersion accepted garbage")
 	}
 }
+
+// A source build's layout (<prefix>/bin, <prefix>/share/postgresql/extension,
+// <prefix>/lib/postgresql) without pg_config: an extension is preloaded only
+// when both its control file and its library are there.
+func TestPreloadLibraries(t *testing.T) {
+	prefix := t.TempDir()
+	bin := fakeBin(t, filepath.Join(prefix, "bin"), "17.2", allPrograms...)
+	b := Binaries{Dir: bin, Major: 17}
+	if got := b.preloadLibraries(); len(got) != 0 {
+		t.Fatalf("nothing installed: preload %v", got)
+	}
+	touch := func(parts ...string) {
+		t.Helper()
+		p := filepath.Join(append([]string{prefix}, parts...)...)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch("share", "postgresql", "extension", "pg_wait_sampling.control")
+	if got := b.preloadLibraries(); len(got) != 0 {
+		t.Errorf("control file without library: preload %v", got)
+	}
+	touch("lib", "postgresql", "pg_wait_sampling.so")
+	touch("share", "postgresql", "extension", "pg_stat_statements.control")
+	touch("lib", "postgresql", "pg_stat_statements.so")
+	if got, want := b.preloadLibraries(), []string{"pg_stat_statements", "pg_wait_sampling"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("preload %v, want %v", got, want)
+	}
+	var line string
+	for _, s := range defaultSettings(1<<30, 17, b.preloadLibraries()) {
+		if s.name == "shared_preload_libraries" {
+			line = s.value
+		}
+	}
+	if line != "pg_stat_statements, pg_wait_sampling" {
+		t.Errorf("shared_preload_libraries = %q", line)
+	}
+}

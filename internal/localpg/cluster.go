@@ -552,7 +552,7 @@ func (c *Cluster) create(ctx context.Context) (err error) {
 		}
 		extra[name] = v
 	}
-	conf := renderConf(port, socketDir, defaultSettings(memTotal(), b.Major, b.HasExtension("pg_stat_statements")), extra)
+	conf := renderConf(port, socketDir, defaultSettings(memTotal(), b.Major, b.preloadLibraries()), extra)
 	if err := c.writeFile(filepath.Join(c.DataDir(), confFile), conf, 0o600); err != nil {
 		return err
 	}

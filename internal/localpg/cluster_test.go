@@ -216,6 +216,11 @@ func TestLifecycle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if b.HasExtension("pg_wait_sampling") {
+			if got := queryString(t, ctx, url, "SHOW shared_preload_libraries"); !strings.Contains(got, "pg_wait_sampling") {
+				t.Errorf("pg_wait_sampling is installed but not preloaded: shared_preload_libraries = %q", got)
+			}
+		}
 		{
 			if b.HasExtension("pg_stat_statements") {
 				if got := queryString(t, ctx, url, "SHOW shared_preload_libraries"); !strings.Contains(got, "pg_stat_statements") {

@@ -43,9 +43,16 @@ type setting struct {
 	name, value, why string
 }
 
+// preloadable are the extensions pgtrial's collectors read, in the order they are
+// preloaded when the binaries have them: pg_stat_statements (statements.csv) and
+// pg_wait_sampling (the wait profile of waits.csv).
+var preloadable = []string{"pg_stat_statements", "pg_wait_sampling"}
+
 // defaultSettings are the benchmark defaults written at creation. ramBytes is the
-// machine's memory (0 when unknown); pgMajor gates settings that older servers lack.
-func defaultSettings(ramBytes int64, pgMajor int, statStatements bool) []setting {
+// machine's memory (0 when unknown); pgMajor gates settings that older servers lack;
+// preload are the libraries for shared_preload_libraries (those of preloadable
+// that are installed), none when empty.
+func defaultSettings(ramBytes int64, pgMajor int, preload []string) []setting {
 	// shared_buffers = RAM/8 clamped to [128MB, 1GB]: big enough to hold a small
 	// benchmark's hot set, small enough for a laptop and for several clusters at once.
 	const mb = int64(1) << 20
@@ -67,8 +74,9 @@ func defaultSettings(ramBytes int64, pgMajor int, statStatements bool) []setting
 	if pgMajor >= 14 {
 		s = append(s, setting{"track_wal_io_timing", "on", "WAL write/sync time in pg_stat_wal"})
 	}
-	if statStatements {
-		s = append(s, setting{"shared_preload_libraries", "pg_stat_statements", "per-statement statistics (CREATE EXTENSION pg_stat_statements)"})
+	if len(preload) > 0 {
+		s = append(s, setting{"shared_preload_libraries", strings.Join(preload, ", "),
+			"collector evidence: per-statement statistics and wait-event profile (pgtrial creates the extensions in the databases it runs in)"})
 	}
 	return s
 }

@@ -31,13 +31,13 @@ func TestSocketDirFor(t *testing.T) {
 }
 
 func TestRenderConfAndRewritePort(t *testing.T) {
-	conf := renderConf(5433, "/tmp/x y", defaultSettings(24<<30, 15, true), map[string]string{"fsync": "off", "shared_buffers": "128MB"})
+	conf := renderConf(5433, "/tmp/x y", defaultSettings(24<<30, 15, []string{"pg_stat_statements", "pg_wait_sampling"}), map[string]string{"fsync": "off", "shared_buffers": "128MB"})
 	for _, want := range []string{
 		"listen_addresses = '127.0.0.1'\n",
 		"port = 5433\n",
 		"unix_socket_directories = '/tmp/x y'\n",
 		"shared_buffers = '128MB'", // override wins
-		"shared_preload_libraries = 'pg_stat_statements'",
+		"shared_preload_libraries = 'pg_stat_statements, pg_wait_sampling'",
 		"track_io_timing = 'on'",
 		"log_checkpoints = 'on'",
 		"log_autovacuum_min_duration = '0'",
@@ -61,7 +61,7 @@ func TestRenderConfAndRewritePort(t *testing.T) {
 
 func TestDefaultSettingsSharedBuffers(t *testing.T) {
 	get := func(ram int64) string {
-		for _, s := range defaultSettings(ram, 15, false) {
+		for _, s := range defaultSettings(ram, 15, nil) {
 			if s.name == "shared_buffers" {
 				return s.value
 			}
@@ -76,7 +76,7 @@ func TestDefaultSettingsSharedBuffers(t *testing.T) {
 			t.Errorf("RAM %d: shared_buffers %s, want %s", tt.ram, got, tt.want)
 		}
 	}
-	for _, s := range defaultSettings(1<<30, 15, false) {
+	for _, s := range defaultSettings(1<<30, 15, nil) {
 		if s.name == "shared_preload_libraries" {
 			t.Error("pg_stat_statements preloaded although it is not installed")
 		}

@@ -1,6 +1,12 @@
 package results
 
-import "time"
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+)
 
 // Files the collectors (internal/collect) write into a run directory. Each is
 // a CSV file with a header row; every row carries "time" (the end of the
@@ -15,10 +21,24 @@ const (
 
 // Event kinds the collectors write into events.jsonl.
 const (
-	EventCheckpoint = "checkpoint" // a checkpoint completed (Data: redo_lsn, checkpoint_lsn, write_ms, sync_ms, …)
-	EventAutovacuum = "autovacuum" // an autovacuum or autoanalyze ran on a table (Data: table, vacuums, analyzes)
-	EventCollector  = "collector"  // a collector degraded (Message: why)
-	EventInjection  = "injection"  // an injected stall ended (Data: kind, table, planned, acquired, error; Time: its start)
+	EventCheckpoint = "checkpoint" // a checkpoint completed (Data: redo_lsn, checkpoint_lsn, checkpoint_time = its start, write_ms, sync_ms, …)
+	// A checkpoint started: its counter (num_timed/num_requested,
+	// checkpoints_timed/req before 17) moved, which it does when the
+	// checkpoint starts. It started in (Data "from", Time]; Data: kind
+	// (timed, requested), checkpoints (how many started, usually 1).
+	EventCheckpointStart = "checkpoint_start"
+	EventAutovacuum      = "autovacuum" // an autovacuum or autoanalyze ran on a table (Data: table, vacuums, analyzes)
+	EventCollector       = "collector"  // a collector degraded (Message: why)
+	EventInjection       = "injection"  // an injected stall ended (Data: kind, table, planned, acquired, error; Time: its start)
+)
+
+// Evidence groups, for Evidence.Missing: one per collector (the values of
+// --collect).
+const (
+	EvidenceWaits      = "waits"
+	EvidenceStatements = "statements"
+	EvidenceServer     = "server"
+	EvidenceOS         = "os"
 )
 
 // Host is the machine the server runs on, as far as pgtrial can tell (the
@@ -58,12 +78,15 @@ type Evidence struct {
 	To   time.Time `json:"to"`
 
 	// Checkpoints: completed in the window (from the checkpoint events),
-	// and the counters' deltas.
-	Checkpoints          int     `json:"checkpoints"`
-	CheckpointsTimed     int64   `json:"checkpoints_timed"`
-	CheckpointsRequested int64   `json:"checkpoints_requested"`
-	CheckpointWriteMs    float64 `json:"checkpoint_write_ms"`
-	CheckpointSyncMs     float64 `json:"checkpoint_sync_ms"`
+	// and the counters' deltas (which move when a checkpoint starts).
+	// CheckpointSpans are the checkpoints that overlap the window: started
+	// or completed in it, or running through it.
+	Checkpoints          int              `json:"checkpoints"`
+	CheckpointSpans      []CheckpointSpan `json:"checkpoint_spans,omitempty"`
+	CheckpointsTimed     int64            `json:"checkpoints_timed"`
+	CheckpointsRequested int64            `json:"checkpoints_requested"`
+	CheckpointWriteMs    float64          `json:"checkpoint_write_ms"`
+	CheckpointSyncMs     float64          `json:"checkpoint_sync_ms"`
 
 	// WAL over the window; per transaction uses the committed count of the
 	// measured phase. FPIShare = full-page images / WAL records.
@@ -102,6 +125,34 @@ type Evidence struct {
 	ClientCPU float64 `json:"client_cpu"`
 
 	Warnings []string `json:"warnings,omitempty"` // what could not be collected
+
+	// Missing is the evidence that was not collected and why: group
+	// (EvidenceWaits, …, or "server.<column>" for one counter of
+	// server.csv that had no value in the window) → reason (the collector's warning, e.g.
+	// "pg_stat_statements is not installed in database \"bench\": …"). A
+	// missing group's figures are absent, not zero: show "—" and the reason.
+	Missing map[string]string `json:"missing,omitempty"`
+}
+
+// MissingReason is why the evidence group was not collected; ok is false
+// when it was (or ev is nil: nothing is known).
+func (ev *Evidence) MissingReason(group string) (reason string, ok bool) {
+	if ev == nil {
+		return "", false
+	}
+	reason, ok = ev.Missing[group]
+	return reason, ok
+}
+
+// SetMissing records that group was not collected, for reason (the first
+// reason given stays).
+func (ev *Evidence) SetMissing(group, reason string) {
+	if ev.Missing == nil {
+		ev.Missing = map[string]string{}
+	}
+	if _, ok := ev.Missing[group]; !ok {
+		ev.Missing[group] = reason
+	}
 }
 
 // WaitShare is one wait event's share of the samples of active client
@@ -158,4 +209,185 @@ type DiskStats struct {
 	AwaitMs     float64 `json:"await_ms"`
 	QueueSize   float64 `json:"aqu_sz"`
 	Util        float64 `json:"util"` // 0..1
+}
+
+// CheckpointSpan is one checkpoint from events.jsonl: when it started and
+// when it completed, as far as the events tell.
+type CheckpointSpan struct {
+	// Start is when it started: the completion's checkpoint_time (1 s
+	// resolution) or, without one, the end of the interval its start event
+	// covers (the start lies in (StartFrom, Start]). Zero: unknown (it
+	// started before the collector's first read).
+	Start     time.Time `json:"start,omitzero"`
+	StartFrom time.Time `json:"start_from,omitzero"`
+	// End is its completion; zero when it had not completed by the last
+	// read (the run ended first).
+	End  time.Time `json:"end,omitzero"`
+	Kind string    `json:"kind,omitempty"` // timed, requested, unknown
+}
+
+// Overlaps says whether the checkpoint ran during the window (from, to]:
+// it started or completed in it, or started before and completed after it
+// (or not at all). A span with neither time known overlaps nothing.
+func (c CheckpointSpan) Overlaps(from, to time.Time) bool {
+	start, end := c.Start, c.End
+	if start.IsZero() && end.IsZero() {
+		return false
+	}
+	if start.IsZero() {
+		start = end // started before the records: only its completion places it
+	}
+	if start.After(to) {
+		return false
+	}
+	return end.IsZero() || end.After(from)
+}
+
+// checkpointSlack is the resolution of checkpoint_time and of the control
+// file's modification time (whole seconds), the tolerance of matching a
+// completion to its start.
+const checkpointSlack = time.Second
+
+// CheckpointSpans pairs the checkpoint start and completion events of
+// events (EventCheckpointStart, EventCheckpoint) into spans, in time order.
+// The checkpointer runs one checkpoint at a time, so the checkpoint that
+// completes is the one that started last: a completion takes the latest
+// start not yet taken that may precede it (the start's interval begins
+// before the completion, with 1 s of slack for the control file's
+// resolution) and that its checkpoint_time, when it has one, falls in
+// (±1 s).
+// A completion without a start began before the collector's first read.
+// Only the last start can still be running at the end; an earlier start
+// that no completion took was skipped (num_timed counts the timed
+// checkpoints an idle server skips) or completed unseen before the next
+// one started, and is left out.
+func CheckpointSpans(events []Event) []CheckpointSpan {
+	type start struct {
+		from, at time.Time
+		kind     string
+		taken    bool
+	}
+	var starts []*start
+	var ends []Event
+	for _, e := range events {
+		switch e.Kind {
+		case EventCheckpointStart:
+			from, _ := time.Parse(time.RFC3339Nano, dataString(e.Data["from"]))
+			kind := dataString(e.Data["kind"])
+			for range min(max(dataCount(e.Data["checkpoints"]), 1), 1000) {
+				starts = append(starts, &start{from: from, at: e.Time, kind: kind})
+			}
+		case EventCheckpoint:
+			// A "counters" completion may stand for several.
+			for range min(max(dataCount(e.Data["checkpoints"]), 1), 1000) {
+				ends = append(ends, e)
+			}
+		}
+	}
+	slices.SortStableFunc(starts, func(a, b *start) int { return a.at.Compare(b.at) })
+	slices.SortStableFunc(ends, func(a, b Event) int { return a.Time.Compare(b.Time) })
+	var out []CheckpointSpan
+	for _, e := range ends {
+		sp := CheckpointSpan{End: e.Time, Kind: dataString(e.Data["kind"])}
+		began, err := time.Parse(time.RFC3339Nano, dataString(e.Data["checkpoint_time"]))
+		hasBegan := err == nil
+		var match *start
+		for _, s := range starts {
+			// The start lies in (from, at]: it can precede the completion
+			// only when from does (at is the sample's time, up to a period
+			// after the start, and may follow the completion in the same
+			// interval).
+			earliest := s.from
+			if earliest.IsZero() {
+				earliest = s.at
+			}
+			if !earliest.Before(e.Time.Add(checkpointSlack)) {
+				break // later starts belong to later checkpoints
+			}
+			if s.taken {
+				continue
+			}
+			if hasBegan && (began.Before(s.from.Add(-checkpointSlack)) || began.After(s.at.Add(checkpointSlack))) {
+				continue
+			}
+			match = s // the latest that fits
+		}
+		if match != nil {
+			match.taken = true
+			sp.StartFrom, sp.Start = match.from, match.at
+			if sp.Kind == "" || sp.Kind == "unknown" {
+				sp.Kind = match.kind
+			}
+		}
+		if hasBegan {
+			sp.Start = began // the server's own record of the start
+		}
+		out = append(out, sp)
+	}
+	if n := len(starts); n > 0 && !starts[n-1].taken {
+		s := starts[n-1]
+		out = append(out, CheckpointSpan{Start: s.at, StartFrom: s.from, Kind: s.kind})
+	}
+	slices.SortStableFunc(out, func(a, b CheckpointSpan) int { return spanTime(a).Compare(spanTime(b)) })
+	return out
+}
+
+func spanTime(c CheckpointSpan) time.Time {
+	if !c.Start.IsZero() {
+		return c.Start
+	}
+	return c.End
+}
+
+// DescribeCheckpoint says when the checkpoint ran relative to the window
+// (from, to], in seconds from from: "started at 29 s, completed after the
+// window", "started before the window, completed at 3.5 s".
+func DescribeCheckpoint(c CheckpointSpan, from, to time.Time) string {
+	at := func(t time.Time) string { return fmt.Sprintf("%.3g s", t.Sub(from).Seconds()) }
+	var start, end string
+	switch {
+	case c.Start.IsZero():
+		start = "started before the records"
+	case !c.Start.After(from):
+		start = "started before the window"
+	case c.Start.After(to):
+		start = "started after the window"
+	default:
+		start = "started at " + at(c.Start)
+	}
+	switch {
+	case c.End.IsZero():
+		end = "not completed by the end of the run"
+	case c.End.After(to):
+		end = "completed after the window"
+	case !c.End.After(from):
+		end = "completed before the window"
+	default:
+		end = "completed at " + at(c.End)
+	}
+	return start + ", " + end
+}
+
+func dataString(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+// dataCount reads a count from an event's Data (JSON numbers decode as
+// float64).
+func dataCount(v any) int {
+	switch n := v.(type) {
+	case float64:
+		if n > 0 && n < math.MaxInt32 {
+			return int(math.Round(n))
+		}
+	case int:
+		return n
+	case int64:
+		return int(n)
+	case json.Number:
+		i, _ := n.Int64()
+		return int(i)
+	}
+	return 0
 }

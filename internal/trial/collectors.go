@@ -21,6 +21,9 @@ type Collect struct {
 	WaitInterval time.Duration // pg_stat_activity sampling period
 	WaitSource   string        // collect.WaitSourceAuto, WaitSourceActivity or WaitSourceProfile
 	NodeExporter string        // "" : /proc when the server is local
+
+	// CreateExtensions: the target is pgtrial's local cluster; the collectors create their extensions (collect.Config.CreateExtensions).
+	CreateExtensions bool
 }
 
 // ServerIsLocal says whether the server runs on this machine: every host of
@@ -62,7 +65,7 @@ func startCollectors(ctx context.Context, o *Collect, connString string, pgcfg *
 		Kinds:        o.Kinds,
 		Local:        ServerIsLocal(pgcfg),
 		NodeExporter: o.NodeExporter,
-		Events:       dir,
+		Events:       dir, CreateExtensions: o.CreateExtensions,
 	})
 }
 
