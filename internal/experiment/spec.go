@@ -15,7 +15,7 @@
 //	name: sync-commit            # default: the file's name without .yaml
 //	description: synchronous_commit off vs on for tpcb-like at 500 tx/s
 //
-//	target:                      # default: the local cluster "default"
+//	target:                      # default: the libpq environment (PGHOST, …) if set, else the local cluster "default"
 //	  local: true                # true: the local cluster "default"; or its name
 //	  # url: postgres://bench@db1:5432/bench   # a server instead of the local cluster
 //	  # restart_command: ssh db1 sudo systemctl restart postgresql@17-main
@@ -188,6 +188,7 @@ type Pos struct {
 type Target struct {
 	URL            string // "" for the local cluster; never printed (it may hold a password)
 	Local          string // the local cluster's name when URL is ""
+	Given          string // where URL or Local was given ("the file's target.url", "--url"); "": the libpq environment or else Local decides
 	RestartCommand string // shell command that restarts a remote server ("" for none)
 	NodeExporter   string // host:port or URL of the server's node_exporter ("" for none)
 }
@@ -1276,6 +1277,7 @@ func (d *decoder) target(s *Spec, top *fields) {
 		if v, ok := d.nonEmpty(url.val, "target.url", "a connection string (postgres:// URL or key=value)"); ok {
 			s.Target.URL = v
 			s.Target.Local = ""
+			s.Target.Given = "the file's target.url"
 		}
 	}
 	if hasLocal {
@@ -1288,6 +1290,8 @@ func (d *decoder) target(s *Spec, top *fields) {
 				d.problem(local.key, "target.local", "url and local exclude each other: the target is either a server (url) or a local cluster")
 			case !on && !hasURL:
 				d.problem(n, "target.local", "false, but no url: give the server as target.url, or use the local cluster (local: true)")
+			case on:
+				s.Target.Given = "the file's target.local"
 			}
 		} else if v, ok := d.nonEmpty(n, "target.local", "true or a local cluster's name"); ok {
 			switch {
@@ -1297,6 +1301,7 @@ func (d *decoder) target(s *Spec, top *fields) {
 				d.problem(n, "target.local", "%s is not a cluster name: use letters, digits, '_', '.', '-' (at most 64, not starting with '.' or '-'); a server is target.url", shown(v))
 			default:
 				s.Target.Local = v
+				s.Target.Given = "the file's target.local"
 			}
 		}
 	}
