@@ -24,6 +24,7 @@ import (
 
 // capacityOptions are `pgtrial capacity`'s flags.
 type capacityOptions struct {
+	arg            string // the argument: connection string or database name
 	url            string
 	builtin        string
 	files          []string // -f FILE[@W], in command-line order
@@ -57,7 +58,8 @@ const (
 
 const capacityLong = `capacity finds the highest arrival rate the server holds within a latency SLO. It is
 the capacity search of "pgtrial experiment" (its search: section) built from flags,
-without an experiment file, against URL (default: the local cluster "default").
+without an experiment file, against URL (default: the libpq environment when PGHOST,
+PGPORT, … are set, else the local cluster "default").
 
 The method:
   1. Ceiling: --ceiling-repeats closed-model runs with --clients clients; the ceiling
@@ -114,7 +116,7 @@ func newCapacityCommand(info BuildInfo) *cobra.Command {
 				if o.url != "" {
 					return errors.New("give the server either as an argument or with --url, not both")
 				}
-				o.url = args[0]
+				o.arg = args[0]
 			}
 			spec, err := capacitySpec(o, cmd.Flags().Changed)
 			if err != nil {
@@ -125,7 +127,7 @@ func newCapacityCommand(info BuildInfo) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
-	f.StringVar(&o.url, "url", "", `connection string (postgres:// URL or key=value) or database name; default: the local cluster "default"`)
+	f.StringVar(&o.url, "url", "", `connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster "default"`)
 	f.StringVarP(&o.builtin, "builtin", "b", o.builtin, "built-in script NAME (tpcb-like, simple-update, select-only; a prefix works)")
 	f.StringArrayVarP(&o.files, "file", "f", nil, "pgbench-language script FILE with optional @WEIGHT; repeatable; instead of -b")
 	f.StringVar(&o.slo, "slo", "", "required: the latency to meet, QUANTILE=LIMIT with QUANTILE p50, p90, p95, p99 or p99.9 (e.g. p99=50ms)")
@@ -193,12 +195,11 @@ func capacitySpec(o *capacityOptions, changed func(string) bool) (*experiment.Sp
 		return nil, err
 	}
 	target := experiment.Target{Local: localpg.DefaultName}
-	if o.url != "" {
-		s, err := connOptions{url: o.url}.connString()
-		if err != nil {
-			return nil, err
-		}
-		target = experiment.Target{URL: s}
+	switch {
+	case o.arg != "":
+		target = experiment.Target{URL: o.arg, Given: "the argument"}
+	case o.url != "":
+		target = experiment.Target{URL: o.url, Given: "--url"}
 	}
 	if o.dir != "" {
 		if _, err := os.Stat(filepath.Join(o.dir, experiment.File)); err == nil {

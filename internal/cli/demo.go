@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgtrial/pgtrial/internal/experiment"
+	"github.com/pgtrial/pgtrial/internal/localpg"
 )
 
 type demoOptions struct {
@@ -71,7 +72,7 @@ func runDemo(ctx context.Context, o *demoOptions, info BuildInfo, stdout, stderr
 	cfg := experiment.DemoConfig{Full: o.full, Scale: o.scale, Clients: o.clients}
 	return runExperimentJob(ctx, &experimentJob{
 		what:     "demo",
-		target:   experiment.Target{Local: "default"},
+		target:   experiment.Target{Local: localpg.DefaultName, Given: "the demo always uses it"},
 		dir:      o.dir,
 		dirName:  "demo",
 		stopping: "queries in flight are cancelled, shared_buffers put back and the runs so far written",

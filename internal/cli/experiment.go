@@ -38,6 +38,10 @@ capacity search; see internal/experiment's documentation (go doc
 touches the database, and so are the settings and tables it names (against the
 server); every problem is reported with its file:line:column and key.
 
+The target is --url, else the file's target section, else the libpq environment when
+any of PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGUSER or PGSERVICE is set, else the
+local cluster "default"; the first line on stderr says which and why.
+
 The runs are interleaved A B A B … by default, each after its warm-up; the default
 window is max(2 × checkpoint_timeout, 60 s) so that windows hold checkpoints. Each
 run is a run directory (as "pgtrial run" writes) under DIR/runs; DIR/experiment.json
@@ -70,7 +74,8 @@ func newExperimentCommand(info BuildInfo) *cobra.Command {
 	f := cmd.Flags()
 	f.SortFlags = false
 	f.StringVar(&o.dir, "dir", "", "experiment directory (default ./pgtrial-runs/<time>-<name>)")
-	f.StringVar(&o.url, "url", "", "run against this server instead of the file's target (no restart_command: settings that need a restart are refused)")
+	f.StringVar(&o.url, "url", "", "run against this server instead of the file's target (no restart_command: settings that need a restart are refused); "+
+		"with neither, the libpq environment (PGHOST, …) if set, else the local cluster \"default\"")
 	f.BoolVar(&o.check, "check", false, "only check the file (and nothing else): no connection is made")
 	f.BoolVar(&o.json, "json", false, "print experiment.json on stdout instead of the text summary")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
@@ -90,11 +95,7 @@ func runExperiment(ctx context.Context, o *experimentOptions, file string, info 
 		return nil
 	}
 	if o.url != "" {
-		s, err := connOptions{url: o.url}.connString()
-		if err != nil {
-			return err
-		}
-		spec.Target = experiment.Target{URL: s, NodeExporter: spec.Target.NodeExporter}
+		spec.Target = experiment.Target{URL: o.url, Given: "--url", NodeExporter: spec.Target.NodeExporter}
 	}
 	return runExperimentJob(ctx, &experimentJob{
 		what:       "experiment",

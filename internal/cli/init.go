@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -15,7 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pgtrial/pgtrial/internal/loader"
-	"github.com/pgtrial/pgtrial/internal/localpg"
+	"github.com/pgtrial/pgtrial/internal/target"
 	"github.com/pgtrial/pgtrial/internal/workload"
 )
 
@@ -37,11 +36,17 @@ type initOptions struct {
 	jobs            int
 }
 
-// connOptions select the server: a connection string plus pgbench's -h -p -U, which
-// override the matching parts of it. libpq's environment (PGHOST, PGPORT, PGUSER,
-// PGDATABASE, PGPASSWORD, …) fills in whatever neither gives.
+// connOptions select the server: a connection string (the argument or --url/-d) plus
+// pgbench's -h -p -U, which override the matching parts of it; with none of them, the
+// libpq environment or the local cluster (target.Resolve). libpq's environment (PGHOST,
+// PGPORT, PGUSER, PGDATABASE, PGPASSWORD, …) fills in whatever the command line leaves open.
 type connOptions struct {
-	url, host, port, user string
+	arg, url, host, port, user string
+}
+
+// request is the target's description for target.Resolve.
+func (c connOptions) request(out func(string)) target.Request {
+	return target.Request{Arg: c.arg, URL: c.url, Host: c.host, Port: c.port, User: c.user, Out: out}
 }
 
 func newInitCommand() *cobra.Command {
@@ -66,7 +71,7 @@ f foreign keys. Default: dtgvp.`,
 				if o.conn.url != "" {
 					return errors.New("give the database either as an argument or with --url, not both")
 				}
-				o.conn.url = args[0]
+				o.conn.arg = args[0]
 			}
 			return runInit(cmd.Context(), o, cmd.ErrOrStderr())
 		},
@@ -86,7 +91,7 @@ f foreign keys. Default: dtgvp.`,
 	f.StringVar(&o.indexTablespace, "index-tablespace", "", "create primary key indexes in this tablespace")
 	f.BoolVar(&o.force, "force", false, "drop or overwrite pgbench tables that pgtrial did not create")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, fmt.Sprintf("connections working at once (0: %d)", loader.DefaultJobs))
-	f.StringVarP(&o.conn.url, "url", "d", "", "connection string (postgres:// URL or key=value) or database name; default: the local cluster")
+	f.StringVarP(&o.conn.url, "url", "d", "", "connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster")
 	// -h is pgbench's host, so help is --help only.
 	f.Bool("help", false, "help for init")
 	f.StringVarP(&o.conn.host, "host", "h", "", "database server host or socket directory")
@@ -95,7 +100,8 @@ f foreign keys. Default: dtgvp.`,
 	return cmd
 }
 
-// initConfig validates the options into a loader configuration without connecting.
+// initConfig validates the options into a loader configuration without connecting
+// (Conn is for the caller to set).
 func initConfig(o initOptions) (loader.Config, error) {
 	schema := workload.Pgbench{
 		Scale:           o.scale,
@@ -119,16 +125,7 @@ func initConfig(o initOptions) (loader.Config, error) {
 	if o.jobs < 0 {
 		return loader.Config{}, fmt.Errorf("invalid --jobs %d: it must be 0 (automatic) or more", o.jobs)
 	}
-	connString, err := o.conn.connString()
-	if err != nil {
-		return loader.Config{}, err
-	}
-	pgcfg, err := pgconn.ParseConfig(connString)
-	if err != nil {
-		return loader.Config{}, fmt.Errorf("invalid connection string: %w", err)
-	}
 	return loader.Config{
-		Conn:   pgcfg,
 		Schema: schema,
 		Steps:  steps,
 		Force:  o.force,
@@ -153,7 +150,14 @@ func runInit(ctx context.Context, o initOptions, stderr io.Writer) error {
 	// Ctrl-C cancels the running statement (pgconn sends a cancel request) and stops.
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	res, err := loader.Run(ctx, cfg)
+	res, err := target.Resolve(ctx, o.conn.request(func(s string) { fmt.Fprintln(stderr, s) }))
+	if err != nil {
+		return err
+	}
+	if cfg.Conn, err = pgconn.ParseConfig(res.ConnString); err != nil {
+		return fmt.Errorf("invalid connection string: %w", err)
+	}
+	done, err := loader.Run(ctx, cfg)
 	if err != nil {
 		var ce *pgconn.ConnectError
 		if errors.As(err, &ce) {
@@ -161,59 +165,8 @@ func runInit(ctx context.Context, o initOptions, stderr io.Writer) error {
 		}
 		return err
 	}
-	fmt.Fprintln(stderr, res.Summary())
+	fmt.Fprintln(stderr, done.Summary())
 	return nil
-}
-
-// connString builds the connection string: the given one (or the default target), with
-// -h, -p and -U overriding its host, port and user.
-func (c connOptions) connString() (string, error) {
-	s := c.url
-	if s == "" && c.host == "" && c.port == "" {
-		s = defaultConnString()
-	}
-	isURL := strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-	if s != "" && !isURL && !strings.Contains(s, "=") {
-		// A bare word is a database name, as for pgbench and psql.
-		s = "dbname=" + quoteConnValue(s)
-	}
-	overrides := [][2]string{{"host", c.host}, {"port", c.port}, {"user", c.user}}
-	if isURL {
-		u, err := url.Parse(s)
-		if err != nil {
-			return "", fmt.Errorf("invalid connection URL: %w", err)
-		}
-		q := u.Query()
-		for _, kv := range overrides {
-			if kv[1] != "" {
-				q.Set(kv[0], kv[1])
-			}
-		}
-		u.RawQuery = q.Encode()
-		return u.String(), nil
-	}
-	for _, kv := range overrides {
-		if kv[1] != "" {
-			s += " " + kv[0] + "=" + quoteConnValue(kv[1])
-		}
-	}
-	return strings.TrimSpace(s), nil
-}
-
-// quoteConnValue quotes a keyword/value connection string value.
-func quoteConnValue(v string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
-}
-
-// defaultConnString is the target when none is given: the "pgtrial local" cluster
-// (database postgres) when it exists, else "" so that libpq's environment (PGHOST,
-// PGPORT, PGUSER, PGDATABASE, …) and defaults choose.
-func defaultConnString() string {
-	c, err := localpg.Open(localpg.Config{})
-	if err != nil || !c.Created() {
-		return ""
-	}
-	return c.URL("")
 }
 
 func isTerminal(w io.Writer) bool {

@@ -136,24 +136,6 @@ func TestInitRefusesPgbenchTables(t *testing.T) {
 	mustRun(t, 0, "init", "-q", "-s", "1", "-d", url)
 }
 
-func TestConnString(t *testing.T) {
-	tests := []struct {
-		c    connOptions
-		want string
-	}{
-		{connOptions{url: "bench"}, "dbname='bench'"},
-		{connOptions{url: "host=/tmp dbname=x", user: "bob"}, "host=/tmp dbname=x user='bob'"},
-		{connOptions{url: "postgres://u@h:5/db?sslmode=disable", host: "other", port: "7"}, "postgres://u@h:5/db?host=other&port=7&sslmode=disable"},
-		{connOptions{host: "/run/pg", port: "5433", user: "me"}, "host='/run/pg' port='5433' user='me'"},
-	}
-	for _, tt := range tests {
-		got, err := tt.c.connString()
-		if err != nil || got != tt.want {
-			t.Errorf("%+v: %q, %v; want %q", tt.c, got, err, tt.want)
-		}
-	}
-}
-
 // TestInitHostPortUser connects the way pgbench users do: -h (a socket directory),
 // -p, -U and the database name as the argument, without a URL.
 func TestInitHostPortUser(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,18 +16,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/pgtrial/pgtrial/internal/checks"
-	"github.com/pgtrial/pgtrial/internal/engine"
-	"github.com/pgtrial/pgtrial/internal/localpg"
-	"github.com/pgtrial/pgtrial/internal/metrics"
-	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
-	"github.com/pgtrial/pgtrial/internal/script"
+	"github.com/pgtrial/pgtrial/internal/target"
 	"github.com/pgtrial/pgtrial/internal/trial"
 )
 
 // runOptions are `pgtrial run`'s flags.
 type runOptions struct {
+	arg             string // the argument: connection string or database name
 	url             string
 	scripts         []scriptSpec // -b and -f in command-line order
 	clients         int
@@ -136,9 +131,12 @@ unambiguous prefix) or pgbench-language script files (-f), each with an optional
 @WEIGHT for the mix (default 1). Built-in scripts need the pgbench tables ("pgtrial
 init"); the scale is read from pgbench_branches.
 
-Target: a postgres:// URL, a key=value connection string or a database name, as the
-argument or --url; by default the local cluster "default" ("pgtrial local"), which is
-started if it is not running.
+Target, as libpq finds it: a postgres:// URL, a key=value connection string or a
+database name, as the argument or --url; else the libpq environment when any of
+PGHOST, PGHOSTADDR, PGPORT, PGDATABASE, PGUSER or PGSERVICE is set (with
+pg_service.conf, PGPASSWORD or .pgpass, PGSSLMODE and the rest of it); else the local
+cluster "default" ("pgtrial local"), which is created and started if needed. The first
+line on stderr says which target and why.
 
 Output: the summary per script and in total (committed, tps, response/service/lag
 percentiles in ms, skipped, dropped, failed by class, retried, with their shares,
@@ -179,14 +177,14 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 				if o.url != "" {
 					return errors.New("give the server either as an argument or with --url, not both")
 				}
-				o.url = args[0]
+				o.arg = args[0]
 			}
 			return runRun(cmd.Context(), o, cmd.Flags().Changed, info, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
-	f.StringVar(&o.url, "url", "", `connection string (postgres:// URL or key=value) or database name; default: the local cluster "default"`)
+	f.StringVar(&o.url, "url", "", `connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster "default"`)
 	f.VarP(scriptFlag{list: &o.scripts, builtin: true}, "builtin", "b", "built-in script NAME (tpcb-like, simple-update, select-only; a prefix works) with optional @WEIGHT; repeatable (default tpcb-like)")
 	f.VarP(scriptFlag{list: &o.scripts}, "file", "f", "pgbench-language script FILE with optional @WEIGHT; repeatable")
 	f.IntVarP(&o.clients, "clients", "c", o.clients, "clients (connections)")
@@ -213,154 +211,6 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	o.collect.addFlags(f)
 	// -h stays help here: run has no -h/--host (use the URL).
 	return cmd
-}
-
-// runPlan is a validated run, before connecting.
-type runPlan struct {
-	scripts      []trial.Script
-	workload     string
-	mode         script.Mode
-	arrival      engine.Arrival
-	overload     engine.Overload
-	seed         prng.Seed
-	vars         [][2]string
-	threads      int
-	warnings     []string
-	needsPgbench bool
-}
-
-// planRun checks the options without connecting: everything a user can get
-// wrong on the command line is an error here, before anything is created.
-func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
-	p := &runPlan{}
-	if err := o.collect.check(); err != nil {
-		return nil, err
-	}
-	switch {
-	case changed("rate") && o.closed:
-		return nil, errors.New("--rate and --closed exclude each other: choose the open model (--rate N) or the closed model (--closed)")
-	case !changed("rate") && !o.closed:
-		return nil, errors.New("choose the load model: --rate N (open model: transactions arrive at N per second; " +
-			"latency counts from the scheduled start) or --closed (each client loops). pgtrial has no default " +
-			"because a closed model's latency understates what users see: by Little's law its mean is clients/tps, " +
-			"and a stalled server lowers the load instead of showing as latency")
-	case changed("rate") && !(o.rate > 0) || o.rate > 1e9:
-		return nil, fmt.Errorf("invalid --rate %v: it must be a positive number of transactions per second", o.rate)
-	}
-	if o.closed {
-		for _, name := range []string{"arrival", "overload"} {
-			if changed(name) {
-				return nil, fmt.Errorf("--%s applies to the open model (--rate N), not to --closed", name)
-			}
-		}
-	}
-	switch strings.ToLower(o.arrival) {
-	case "poisson":
-		p.arrival = engine.Poisson
-	case "uniform":
-		p.arrival = engine.Uniform
-	default:
-		return nil, fmt.Errorf("invalid --arrival %q: expecting \"poisson\" or \"uniform\"", o.arrival)
-	}
-	switch strings.ToLower(o.overload) {
-	case "queue":
-		p.overload = engine.Queue
-	case "drop":
-		p.overload = engine.Drop
-	default:
-		return nil, fmt.Errorf("invalid --overload %q: expecting \"queue\" or \"drop\"", o.overload)
-	}
-	if o.clients < 1 {
-		return nil, fmt.Errorf("invalid --clients %d: at least 1 client is needed", o.clients)
-	}
-	if o.threads < 0 {
-		return nil, fmt.Errorf("invalid --threads %d: give at least 1, or 0 for one per CPU", o.threads)
-	}
-	p.threads = o.threads
-	if p.threads == 0 {
-		// One thread per CPU at most: a single thread polling every client
-		// would cap the load generator at one core.
-		p.threads = min(o.clients, runtime.NumCPU())
-	}
-	if p.threads > o.clients {
-		p.threads = o.clients
-		p.warnings = append(p.warnings, fmt.Sprintf("--threads %d is more than --clients %d; using %d threads", o.threads, o.clients, p.threads))
-	}
-	if changed("duration") && changed("transactions") {
-		return nil, errors.New("give either -T/--duration or -t/--transactions, not both")
-	}
-	if changed("transactions") {
-		if o.transactions < 1 {
-			return nil, fmt.Errorf("invalid --transactions %d: at least 1 per client is needed", o.transactions)
-		}
-	} else {
-		o.transactions = 0
-		if o.duration.d < time.Millisecond {
-			return nil, fmt.Errorf("invalid --duration %v: the measured phase needs a positive length, e.g. -T 60s", o.duration.d)
-		}
-	}
-	if o.interval.d < 10*time.Millisecond {
-		return nil, fmt.Errorf("invalid --interval %v: use at least 10ms (the default is 1s)", o.interval.d)
-	}
-	if o.warmup.d > 0 && o.transactions == 0 && o.warmup.d > o.duration.d {
-		p.warnings = append(p.warnings, fmt.Sprintf("the warm-up (%v) is longer than the measured phase (%v)", o.warmup.d, o.duration.d))
-	}
-	if o.maxTries < 0 {
-		return nil, fmt.Errorf("invalid --max-tries %d: use 1 or more, or 0 for unlimited", o.maxTries)
-	}
-	if o.maxTries == 0 && o.transactions > 0 && o.latencyLimit.d == 0 {
-		return nil, errors.New("--max-tries 0 (unlimited) needs -T/--duration or -L/--latency-limit: a transaction could retry forever")
-	}
-	mode, ok := script.ParseMode(strings.ToLower(o.protocol))
-	if !ok {
-		return nil, fmt.Errorf("invalid --protocol %q: expecting \"simple\", \"extended\" or \"prepared\"", o.protocol)
-	}
-	p.mode = mode
-	for _, d := range o.defines {
-		name, value, ok := strings.Cut(d, "=")
-		if !ok {
-			return nil, fmt.Errorf("invalid -D %q: expecting NAME=VALUE", d)
-		}
-		if !script.ValidVarName(name) {
-			return nil, fmt.Errorf("invalid -D %q: %q is not a valid variable name (letters, digits, '_'; not starting with a digit)", d, name)
-		}
-		p.vars = append(p.vars, [2]string{name, value})
-	}
-	if o.seed == "" || o.seed == "time" {
-		p.seed = prng.TimeSeed()
-	} else {
-		s, err := prng.ParseSeed(o.seed)
-		if err != nil {
-			return nil, fmt.Errorf("invalid --random-seed %q: expecting an unsigned integer, \"time\" or \"rand\"", o.seed)
-		}
-		p.seed = s
-	}
-
-	specs := o.scripts
-	if len(specs) == 0 {
-		specs = []scriptSpec{{builtin: true, arg: "tpcb-like"}}
-	}
-	var total int64
-	for _, sp := range specs {
-		rs, err := trial.ParseScriptArg(sp.builtin, sp.arg)
-		if err != nil {
-			return nil, err
-		}
-		total += int64(rs.Weight)
-		p.scripts = append(p.scripts, rs)
-	}
-	if len(p.scripts) > 128 {
-		return nil, errors.New("at most 128 scripts are allowed")
-	}
-	if total == 0 {
-		return nil, errors.New("the scripts' weights add up to 0: give at least one script a positive @WEIGHT")
-	}
-	p.needsPgbench = trial.NeedsPgbench(p.scripts)
-	p.workload = trial.WorkloadName(p.scripts)
-	if err := trial.PrepareScripts(p.scripts, p.mode); err != nil {
-		return nil, err
-	}
-	return p, nil
 }
 
 // runTarget is what the setup connection learned.
@@ -415,7 +265,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		return &exitError{code: exitRunFail, err: fmt.Errorf("interrupted by %s %s", reason, what)}
 	}
 
-	connString, tgt, err := resolveRunTarget(ctx, o.url, out)
+	connString, tgt, err := resolveRunTarget(ctx, o, out)
 	if err != nil {
 		if r, _ := sigs.get(); r != "" {
 			return interruptedErr("before the run started; nothing was measured")
@@ -533,30 +383,19 @@ type jsonSummary struct {
 	RunDir   string            `json:"run_dir"`
 }
 
-// resolveRunTarget returns the connection string: the given one, or the
-// local cluster "default", started when it is not running.
-func resolveRunTarget(ctx context.Context, url string, out *liveOut) (string, *runTarget, error) {
-	tgt := &runTarget{}
-	if url != "" {
-		s, err := connOptions{url: url}.connString()
-		return s, tgt, err
-	}
-	c, err := localpg.Open(localpg.Config{})
+// resolveRunTarget returns the connection string of the target
+// (target.Resolve: the argument or --url, the libpq environment, the local
+// cluster "default", started when it is not running), said on the first line.
+func resolveRunTarget(ctx context.Context, o *runOptions, out *liveOut) (string, *runTarget, error) {
+	res, err := target.Resolve(ctx, target.Request{Arg: o.arg, URL: o.url, Out: out.println})
 	if err != nil {
-		return "", nil, fmt.Errorf("no --url given and the local cluster is not usable: %w", err)
+		return "", nil, err
 	}
-	tgt.local = c.Name()
-	if !c.Running() {
-		what := "starting"
-		if !c.Created() {
-			what = "creating and starting"
-		}
-		out.println(fmt.Sprintf("pgtrial: no --url given: %s the local cluster %q (pgtrial local start)", what, c.Name()))
-		if _, err := c.Start(ctx); err != nil {
-			return "", nil, fmt.Errorf("start the local cluster: %w\nhint: give a server with --url, or see \"pgtrial local --help\"", err)
-		}
+	tgt := &runTarget{}
+	if res.Local != nil {
+		tgt.local = res.Local.Name()
 	}
-	return c.URL(""), tgt, nil
+	return res.ConnString, tgt, nil
 }
 
 // inspectTarget reads run.json's target and, for built-in scripts, the scale.
@@ -590,258 +429,4 @@ func defaultRunDir(now time.Time, wl string) string {
 		}
 		p = base + "-" + strconv.Itoa(n)
 	}
-}
-
-func describeStart(p *runPlan, o *runOptions, tgt *runTarget, dir string) string {
-	var b strings.Builder
-	b.WriteString("pgtrial: ")
-	b.WriteString(p.workload)
-	if p.needsPgbench {
-		fmt.Fprintf(&b, " (scale %d)", tgt.scale)
-	}
-	t := tgt.target
-	fmt.Fprintf(&b, " on %s", hostPortDB(t))
-	if t.ServerVersion != "" {
-		fmt.Fprintf(&b, " (PostgreSQL %s)", t.ServerVersion)
-	}
-	b.WriteString("; ")
-	b.WriteString(modeLine(o, p))
-	if o.transactions > 0 {
-		fmt.Fprintf(&b, "; %d transactions per client", o.transactions)
-	} else {
-		fmt.Fprintf(&b, "; %v measured", o.duration.d)
-	}
-	if o.warmup.d > 0 {
-		fmt.Fprintf(&b, " after %v of warm-up", o.warmup.d)
-	}
-	fmt.Fprintf(&b, "\npgtrial: writing %s", dir)
-	return b.String()
-}
-
-func hostPortDB(t results.Target) string {
-	host := t.Host
-	if strings.HasPrefix(host, "/") {
-		host = "socket " + host
-	}
-	return fmt.Sprintf("%s:%d/%s", host, t.Port, t.Database)
-}
-
-// modeLine describes the load model in one line.
-func modeLine(o *runOptions, p *runPlan) string {
-	threads := "thread"
-	if p.threads != 1 {
-		threads = "threads"
-	}
-	clients := "client"
-	if o.clients != 1 {
-		clients = "clients"
-	}
-	var b strings.Builder
-	if o.closed {
-		b.WriteString("closed model")
-	} else {
-		fmt.Fprintf(&b, "open model, %s tx/s (%s arrivals, %s on overload)", fmtRate(o.rate), p.arrival, p.overload)
-	}
-	fmt.Fprintf(&b, ", %d %s, %d %s, %s protocol", o.clients, clients, p.threads, threads, p.mode)
-	if o.latencyLimit.d > 0 {
-		fmt.Fprintf(&b, ", latency limit %v", o.latencyLimit.d)
-	}
-	return b.String()
-}
-
-func fmtRate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }
-
-// statusLine is the live status of one interval.
-func statusLine(t *trial.Tick, rate float64) string {
-	st := &t.Interval.Total.Stats
-	tps := 0.0
-	if d := t.Interval.Duration().Seconds(); d > 0 {
-		tps = float64(st.Count) / d
-	}
-	p99 := float64(metrics.Quantile(t.Interval.Total.Response, 0.99)) / 1000
-	lag := float64(metrics.Quantile(t.Interval.Total.Lag, 0.99)) / 1000
-	s := fmt.Sprintf("%6.1f s  %-7s  %9.1f tps  p99 %8.3f ms", t.Elapsed.Seconds(), t.Phase, tps, p99)
-	if rate > 0 {
-		s += fmt.Sprintf("  lag p99 %8.3f ms", lag)
-	}
-	s += fmt.Sprintf("  failed %d", t.Run.Failed())
-	if n := st.Failed(); n > 0 {
-		s += fmt.Sprintf(" (+%d)", n)
-	}
-	if n := t.Run.Skipped() + t.Run.Dropped(); n > 0 {
-		s += fmt.Sprintf("  skipped+dropped %d", n)
-	}
-	return s
-}
-
-// liveOut is stderr shared by the status line and messages: on a terminal
-// the status line is rewritten in place (\r), and a message first clears it;
-// otherwise every status is a line of its own.
-type liveOut struct {
-	mu      sync.Mutex
-	w       io.Writer
-	tty     bool
-	pending bool // a status line without its newline is on the screen
-}
-
-func (l *liveOut) status(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.tty {
-		io.WriteString(l.w, "\r"+s+"\x1b[K")
-		l.pending = true
-		return
-	}
-	io.WriteString(l.w, "progress: "+s+"\n")
-}
-
-func (l *liveOut) println(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.pending {
-		io.WriteString(l.w, "\r\x1b[K")
-		l.pending = false
-	}
-	io.WriteString(l.w, strings.TrimSuffix(s, "\n")+"\n")
-}
-
-// end leaves the last status line on the screen.
-func (l *liveOut) end() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.pending {
-		io.WriteString(l.w, "\n")
-		l.pending = false
-	}
-}
-
-// summaryView is what the text summary shows.
-type summaryView struct {
-	summary  *results.Summary
-	plan     *runPlan
-	opts     *runOptions
-	target   *runTarget
-	run      *results.Run
-	dir      string
-	measured bool
-}
-
-// writeRunSummary prints the summary table.
-func writeRunSummary(w io.Writer, v *summaryView) {
-	s, o, p := v.summary, v.opts, v.plan
-	fmt.Fprintf(w, "workload:  %s", p.workload)
-	if p.needsPgbench {
-		fmt.Fprintf(w, " (scale %d)", v.target.scale)
-	}
-	fmt.Fprintf(w, " on %s", hostPortDB(v.target.target))
-	if sv := v.target.target.ServerVersion; sv != "" {
-		fmt.Fprintf(w, ", PostgreSQL %s", sv)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "model:     %s\n", modeLine(o, p))
-	fmt.Fprintf(w, "measured:  %.3f s", s.Duration)
-	if o.warmup.d > 0 {
-		fmt.Fprintf(w, " (after %v of warm-up, excluded)", o.warmup.d)
-	}
-	switch {
-	case v.run.Interrupted:
-		fmt.Fprintf(w, "; INTERRUPTED by %s", v.run.InterruptReason)
-	case v.run.Aborted:
-		fmt.Fprintf(w, "; CLIENTS ABORTED: results incomplete")
-	}
-	fmt.Fprintln(w)
-	if !v.measured {
-		fmt.Fprintln(w, "nothing was measured: the run ended during the warm-up")
-	}
-
-	blocks := []*results.ScriptSummary{}
-	if len(s.Scripts) > 1 {
-		for i := range s.Scripts {
-			blocks = append(blocks, &s.Scripts[i])
-		}
-	}
-	blocks = append(blocks, &s.Total)
-	for i, ss := range blocks {
-		fmt.Fprintln(w)
-		title := "total"
-		if len(blocks) > 1 && i < len(blocks)-1 {
-			title = fmt.Sprintf("script %d: %s (weight %d)", i+1, ss.Name, p.scripts[i].Weight)
-		}
-		fmt.Fprintf(w, "%s: %d committed, %.1f tps\n", title, ss.Committed, ss.TPS)
-		fmt.Fprintf(w, "  %-12s %10s %10s %10s %10s %10s %10s\n", "latency ms", "p50", "p90", "p95", "p99", "p99.9", "max")
-		row := func(name string, pc results.Percentiles) {
-			fmt.Fprintf(w, "  %-12s %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f\n", name, pc.P50, pc.P90, pc.P95, pc.P99, pc.P999, pc.Max)
-		}
-		row("response", ss.Response)
-		row("service", ss.Service)
-		if !o.closed {
-			row("lag", ss.Lag)
-		}
-		fmt.Fprintf(w, "  skipped %d (%s), dropped %d (%s), failed %d (%s)%s, retried %d (%s)",
-			ss.Skipped, pct(ss.SkippedShare), ss.Dropped, pct(ss.DroppedShare),
-			ss.Failed, pct(ss.FailedShare), failedBy(ss.FailedBy), ss.Retried, pct(ss.RetriedShare))
-		if o.latencyLimit.d > 0 {
-			fmt.Fprintf(w, ", late (> %v) %d (%s)", o.latencyLimit.d, ss.Late, pct(ss.LateShare))
-		}
-		fmt.Fprintln(w)
-		if len(ss.Commands) > 0 && i < len(p.scripts) {
-			writeCommands(w, ss.Commands, p.scripts[i].Parsed)
-		}
-	}
-	if len(s.Scripts) == 1 && len(s.Scripts[0].Commands) > 0 {
-		writeCommands(w, s.Scripts[0].Commands, p.scripts[0].Parsed)
-	}
-
-	fmt.Fprintln(w)
-	if o.closed {
-		fmt.Fprintf(w, "closed model: achieved %s tx/s. Its latency percentiles understate what users see: each client\n"+
-			"waits for its previous transaction, so the mean is clients/tps (Little's law) and a stall lowers the\n"+
-			"load instead of showing as latency. Measure user-facing latency with --rate N.\n", fmtRate(s.AchievedRate))
-	} else {
-		share := 0.0
-		if s.TargetRate > 0 {
-			share = 100 * s.AchievedRate / s.TargetRate
-		}
-		fmt.Fprintf(w, "target %s tx/s, achieved %s tx/s (%.1f %%)\n", fmtRate(s.TargetRate), fmtRate(s.AchievedRate), share)
-	}
-	writeEvidence(w, v.run.Evidence, v.run.Collectors)
-	if len(v.run.Checks) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "checklist (DESIGN §8: what this run can and cannot show)")
-		fmt.Fprint(w, checks.Text(v.run.Checks))
-	}
-	for _, warn := range v.run.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
-	fmt.Fprintf(w, "run directory: %s\n", v.dir)
-}
-
-func writeCommands(w io.Writer, cs []results.CommandSummary, sc *script.Script) {
-	fmt.Fprintf(w, "  %-12s %10s %10s %10s %8s %8s  %s\n", "per command", "count", "mean ms", "max ms", "failures", "retries", "command")
-	for _, c := range cs {
-		text := ""
-		if c.Index < len(sc.Commands) {
-			text = sc.Commands[c.Index].FirstLine
-		}
-		fmt.Fprintf(w, "  %-12d %10d %10.3f %10.3f %8d %8d  %s\n", c.Index, c.Count, c.MeanMs, c.MaxMs, c.Failures, c.Retries, text)
-	}
-}
-
-func pct(share float64) string { return fmt.Sprintf("%.2f %%", 100*share) }
-
-// failedBy lists the failure classes with a non-zero count, in a fixed order.
-func failedBy(m map[string]int64) string {
-	var parts []string
-	for o := metrics.Outcome(0); o < metrics.NumOutcomes; o++ {
-		if !o.Failed() {
-			continue
-		}
-		if n := m[o.String()]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s %d", o, n))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " [" + strings.Join(parts, ", ") + "]"
 }

@@ -15,7 +15,7 @@
 //	name: sync-commit            # default: the file's name without .yaml
 //	description: synchronous_commit off vs on for tpcb-like at 500 tx/s
 //
-//	target:                      # default: the local cluster "default"
+//	target:                      # default: the libpq environment (PGHOST, …) if set, else the local cluster "default"
 //	  local: true                # true: the local cluster "default"; or its name
 //	  # url: postgres://bench@db1:5432/bench   # a server instead of the local cluster
 //	  # restart_command: ssh db1 sudo systemctl restart postgresql@17-main

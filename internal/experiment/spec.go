@@ -74,6 +74,7 @@ type Pos struct {
 type Target struct {
 	URL            string // "" for the local cluster; never printed (it may hold a password)
 	Local          string // the local cluster's name when URL is ""
+	Given          string // where URL or Local was given ("the file's target.url", "--url"); "": the libpq environment or else Local decides
 	RestartCommand string // shell command that restarts a remote server ("" for none)
 	NodeExporter   string // host:port or URL of the server's node_exporter ("" for none)
 }

@@ -27,7 +27,7 @@ func TestLoadComplete(t *testing.T) {
 		File:        "testdata/complete.yaml",
 		Name:        "sync-commit",
 		Description: "synchronous_commit off vs on for tpcb-like at 500 tx/s",
-		Target:      Target{Local: "bench"},
+		Target:      Target{Local: "bench", Given: "the file's target.local"},
 		Workload: Workload{
 			Builtin:         "tpcb-like",
 			Scale:           75,
@@ -133,7 +133,7 @@ func TestLoadExamples(t *testing.T) {
 			t.Errorf("Measured = %v, want 10m", got)
 		}
 		// Defaults of what the file leaves out.
-		if s.Name != "ramp" || s.Target.Local != "default" || s.Target.Remote() || s.Workload.Builtin != "tpcb-like" ||
+		if s.Name != "ramp" || s.Target.Local != "default" || s.Target.Given != "" || s.Target.Remote() || s.Workload.Builtin != "tpcb-like" ||
 			s.Workload.Protocol != script.Prepared || s.Workload.MaxTries != 1 || s.Protocol != (Protocol{Warmup: 30 * time.Second, Repeats: 3, Interleave: true}) ||
 			s.Interval != time.Second || s.Seed != nil {
 			t.Errorf("defaults: %+v", s)

@@ -22,6 +22,7 @@ func targetSection() section[Target] {
 			if v, ok := d.nonEmpty(e.val, path, "a connection string (postgres:// URL or key=value)"); ok {
 				t.URL = v
 				t.Local = ""
+				t.Given = "the file's target.url"
 			}
 		}},
 		{name: "local", doc: "true: the local cluster \"default\"; or a local cluster's name", dec: func(d *decoder, t *Target, e entry, path string, f *fields) {
@@ -35,6 +36,8 @@ func targetSection() section[Target] {
 					d.problem(e.key, path, "url and local exclude each other: the target is either a server (url) or a local cluster")
 				case !on && !hasURL:
 					d.problem(n, path, "false, but no url: give the server as target.url, or use the local cluster (local: true)")
+				case on:
+					t.Given = "the file's target.local"
 				}
 				return
 			}
@@ -46,6 +49,7 @@ func targetSection() section[Target] {
 					d.problem(n, path, "%s is not a cluster name: use letters, digits, '_', '.', '-' (at most 64, not starting with '.' or '-'); a server is target.url", shown(v))
 				default:
 					t.Local = v
+					t.Given = "the file's target.local"
 				}
 			}
 		}},

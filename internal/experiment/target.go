@@ -2,38 +2,38 @@ package experiment
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/pgtrial/pgtrial/internal/localpg"
 	"github.com/pgtrial/pgtrial/internal/serverctl"
+	"github.com/pgtrial/pgtrial/internal/target"
 )
 
-// ResolveTarget turns the file's target into a connection string and a way
-// to restart the server: a local cluster ("pgtrial local"; started, created
-// first if needed) restarts itself; a remote server restarts with its
-// restart_command, or not at all (nil).
+// ResolveTarget turns the experiment's target into a connection string and
+// a way to restart the server, with target.Resolve: the target the file (or
+// --url) gives (t.Given), else the libpq environment (PGHOST, …), else the
+// local cluster t.Local ("pgtrial local"; created and started if needed).
+// It says on out, first, which target and why. A local cluster restarts
+// itself; a server restarts with t.RestartCommand, or not at all (nil).
 func ResolveTarget(ctx context.Context, t Target, out func(string)) (string, serverctl.Restarter, error) {
-	if t.Remote() {
-		if t.RestartCommand == "" {
-			return t.URL, nil, nil
+	req := target.Request{Out: out}
+	switch {
+	case t.URL != "":
+		req.Given = target.Given{ConnString: t.URL, Why: t.Given}
+		if req.Given.Why == "" {
+			req.Given.Why = "the experiment's target.url"
 		}
-		return t.URL, serverctl.CommandRestarter{Command: t.RestartCommand, ConnString: t.URL}, nil
+	case t.Given != "":
+		req.Given = target.Given{Local: t.Local, Why: t.Given}
 	}
-	c, err := localpg.Open(localpg.Config{Name: t.Local})
+	res, err := target.Resolve(ctx, req)
 	if err != nil {
-		return "", nil, fmt.Errorf("the local cluster %q is not usable: %w", t.Local, err)
+		return "", nil, err
 	}
-	if !c.Running() {
-		what := "starting"
-		if !c.Created() {
-			what = "creating and starting"
-		}
-		if out != nil {
-			out(fmt.Sprintf("pgtrial: %s the local cluster %q (pgtrial local start)", what, c.Name()))
-		}
-		if _, err := c.Start(ctx); err != nil {
-			return "", nil, fmt.Errorf("start the local cluster %q: %w", c.Name(), err)
-		}
+	if res.Local != nil {
+		restarter, _ := res.Local.(serverctl.Restarter)
+		return res.ConnString, restarter, nil
 	}
-	return c.URL(""), c, nil
+	if t.URL != "" && t.RestartCommand != "" {
+		return res.ConnString, serverctl.CommandRestarter{Command: t.RestartCommand, ConnString: res.ConnString}, nil
+	}
+	return res.ConnString, nil, nil
 }

@@ -1,0 +1,164 @@
+package cli
+
+// runplan.go: `pgtrial run`'s options checked into a plan, before anything connects.
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/pgtrial/pgtrial/internal/engine"
+	"github.com/pgtrial/pgtrial/internal/prng"
+	"github.com/pgtrial/pgtrial/internal/script"
+	"github.com/pgtrial/pgtrial/internal/trial"
+)
+
+// runPlan is a validated run, before connecting.
+type runPlan struct {
+	scripts      []trial.Script
+	workload     string
+	mode         script.Mode
+	arrival      engine.Arrival
+	overload     engine.Overload
+	seed         prng.Seed
+	vars         [][2]string
+	threads      int
+	warnings     []string
+	needsPgbench bool
+}
+
+// planRun checks the options without connecting: everything a user can get
+// wrong on the command line is an error here, before anything is created.
+func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
+	p := &runPlan{}
+	if err := o.collect.check(); err != nil {
+		return nil, err
+	}
+	switch {
+	case changed("rate") && o.closed:
+		return nil, errors.New("--rate and --closed exclude each other: choose the open model (--rate N) or the closed model (--closed)")
+	case !changed("rate") && !o.closed:
+		return nil, errors.New("choose the load model: --rate N (open model: transactions arrive at N per second; " +
+			"latency counts from the scheduled start) or --closed (each client loops). pgtrial has no default " +
+			"because a closed model's latency understates what users see: by Little's law its mean is clients/tps, " +
+			"and a stalled server lowers the load instead of showing as latency")
+	case changed("rate") && !(o.rate > 0) || o.rate > 1e9:
+		return nil, fmt.Errorf("invalid --rate %v: it must be a positive number of transactions per second", o.rate)
+	}
+	if o.closed {
+		for _, name := range []string{"arrival", "overload"} {
+			if changed(name) {
+				return nil, fmt.Errorf("--%s applies to the open model (--rate N), not to --closed", name)
+			}
+		}
+	}
+	switch strings.ToLower(o.arrival) {
+	case "poisson":
+		p.arrival = engine.Poisson
+	case "uniform":
+		p.arrival = engine.Uniform
+	default:
+		return nil, fmt.Errorf("invalid --arrival %q: expecting \"poisson\" or \"uniform\"", o.arrival)
+	}
+	switch strings.ToLower(o.overload) {
+	case "queue":
+		p.overload = engine.Queue
+	case "drop":
+		p.overload = engine.Drop
+	default:
+		return nil, fmt.Errorf("invalid --overload %q: expecting \"queue\" or \"drop\"", o.overload)
+	}
+	if o.clients < 1 {
+		return nil, fmt.Errorf("invalid --clients %d: at least 1 client is needed", o.clients)
+	}
+	if o.threads < 0 {
+		return nil, fmt.Errorf("invalid --threads %d: give at least 1, or 0 for one per CPU", o.threads)
+	}
+	p.threads = o.threads
+	if p.threads == 0 {
+		// One thread per CPU at most: a single thread polling every client
+		// would cap the load generator at one core.
+		p.threads = min(o.clients, runtime.NumCPU())
+	}
+	if p.threads > o.clients {
+		p.threads = o.clients
+		p.warnings = append(p.warnings, fmt.Sprintf("--threads %d is more than --clients %d; using %d threads", o.threads, o.clients, p.threads))
+	}
+	if changed("duration") && changed("transactions") {
+		return nil, errors.New("give either -T/--duration or -t/--transactions, not both")
+	}
+	if changed("transactions") {
+		if o.transactions < 1 {
+			return nil, fmt.Errorf("invalid --transactions %d: at least 1 per client is needed", o.transactions)
+		}
+	} else {
+		o.transactions = 0
+		if o.duration.d < time.Millisecond {
+			return nil, fmt.Errorf("invalid --duration %v: the measured phase needs a positive length, e.g. -T 60s", o.duration.d)
+		}
+	}
+	if o.interval.d < 10*time.Millisecond {
+		return nil, fmt.Errorf("invalid --interval %v: use at least 10ms (the default is 1s)", o.interval.d)
+	}
+	if o.warmup.d > 0 && o.transactions == 0 && o.warmup.d > o.duration.d {
+		p.warnings = append(p.warnings, fmt.Sprintf("the warm-up (%v) is longer than the measured phase (%v)", o.warmup.d, o.duration.d))
+	}
+	if o.maxTries < 0 {
+		return nil, fmt.Errorf("invalid --max-tries %d: use 1 or more, or 0 for unlimited", o.maxTries)
+	}
+	if o.maxTries == 0 && o.transactions > 0 && o.latencyLimit.d == 0 {
+		return nil, errors.New("--max-tries 0 (unlimited) needs -T/--duration or -L/--latency-limit: a transaction could retry forever")
+	}
+	mode, ok := script.ParseMode(strings.ToLower(o.protocol))
+	if !ok {
+		return nil, fmt.Errorf("invalid --protocol %q: expecting \"simple\", \"extended\" or \"prepared\"", o.protocol)
+	}
+	p.mode = mode
+	for _, d := range o.defines {
+		name, value, ok := strings.Cut(d, "=")
+		if !ok {
+			return nil, fmt.Errorf("invalid -D %q: expecting NAME=VALUE", d)
+		}
+		if !script.ValidVarName(name) {
+			return nil, fmt.Errorf("invalid -D %q: %q is not a valid variable name (letters, digits, '_'; not starting with a digit)", d, name)
+		}
+		p.vars = append(p.vars, [2]string{name, value})
+	}
+	if o.seed == "" || o.seed == "time" {
+		p.seed = prng.TimeSeed()
+	} else {
+		s, err := prng.ParseSeed(o.seed)
+		if err != nil {
+			return nil, fmt.Errorf("invalid --random-seed %q: expecting an unsigned integer, \"time\" or \"rand\"", o.seed)
+		}
+		p.seed = s
+	}
+
+	specs := o.scripts
+	if len(specs) == 0 {
+		specs = []scriptSpec{{builtin: true, arg: "tpcb-like"}}
+	}
+	var total int64
+	for _, sp := range specs {
+		rs, err := trial.ParseScriptArg(sp.builtin, sp.arg)
+		if err != nil {
+			return nil, err
+		}
+		total += int64(rs.Weight)
+		p.scripts = append(p.scripts, rs)
+	}
+	if len(p.scripts) > 128 {
+		return nil, errors.New("at most 128 scripts are allowed")
+	}
+	if total == 0 {
+		return nil, errors.New("the scripts' weights add up to 0: give at least one script a positive @WEIGHT")
+	}
+	p.needsPgbench = trial.NeedsPgbench(p.scripts)
+	p.workload = trial.WorkloadName(p.scripts)
+	if err := trial.PrepareScripts(p.scripts, p.mode); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
