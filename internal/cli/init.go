@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/url"
 	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -151,7 +150,7 @@ func runInit(ctx context.Context, o initOptions, stderr io.Writer) error {
 		ctx = context.Background()
 	}
 	// Ctrl-C cancels the running statement (pgconn sends a cancel request) and stops.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	ctx, _, stop := notifySignals(ctx, nil, "")
 	defer stop()
 	res, err := loader.Run(ctx, cfg)
 	if err != nil {
