@@ -35,9 +35,6 @@ func (s *signalState) set(sig os.Signal, at time.Time) {
 	s.mu.Unlock()
 }
 
-// exitNow ends the process on a second signal (a variable for tests).
-var exitNow = os.Exit
-
 func signalName(sig os.Signal) string {
 	switch sig {
 	case os.Interrupt:
@@ -58,40 +55,64 @@ func signalName(sig os.Signal) string {
 // signals get the system's default action again: a second one ends the
 // process as the signal does (pgbench's exit status 130 for SIGINT).
 func notifySignals(ctx context.Context, out *liveOut, stopping string) (context.Context, *signalState, func()) {
+	sigCh := make(chan os.Signal, 2)
+	signal.Notify(sigCh, os.Interrupt, syscall.SIGTERM)
+	var once sync.Once
+	w := signalWatch{
+		stopping: stopping,
+		release:  func() { once.Do(func() { signal.Stop(sigCh) }) },
+		exit:     os.Exit,
+	}
+	if out != nil {
+		w.say = out.println
+	}
+	return w.watch(ctx, sigCh)
+}
+
+// signalWatch is what notifySignals does with the signals it receives.
+type signalWatch struct {
+	say      func(line string) // announces the signals; nil: quiet (see notifySignals)
+	stopping string            // what the first signal does, for say
+	release  func()            // stops receiving signals: they get their default action again
+	exit     func(code int)    // ends the process on a second signal (os.Exit)
+}
+
+// watch handles the signals of sigCh until the returned stop is called
+// (once or more).
+func (w signalWatch) watch(ctx context.Context, sigCh <-chan os.Signal) (context.Context, *signalState, func()) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	sigs := &signalState{}
-	sigCh := make(chan os.Signal, 2)
-	signal.Notify(sigCh, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
-	var stopOnce sync.Once
-	stopNotify := func() { stopOnce.Do(func() { signal.Stop(sigCh) }) }
 	go func() {
 		select {
 		case sig := <-sigCh:
 			sigs.set(sig, time.Now())
-			if out == nil {
-				stopNotify() // the next signal: the default action
+			if w.say == nil {
+				w.release() // the next signal: the default action
 				cancel()
 				return
 			}
-			out.println(fmt.Sprintf("pgtrial: %s: stopping; %s (send it again to exit at once)", signalName(sig), stopping))
+			w.say(fmt.Sprintf("pgtrial: %s: stopping; %s (send it again to exit at once)", signalName(sig), w.stopping))
 			cancel()
 		case <-done:
 			return
 		}
 		select {
 		case sig := <-sigCh:
-			out.println(fmt.Sprintf("pgtrial: second signal (%s): exiting at once; what was written so far stays", signalName(sig)))
-			exitNow(exitRunFail)
+			w.say(fmt.Sprintf("pgtrial: second signal (%s): exiting at once; what was written so far stays", signalName(sig)))
+			w.exit(exitRunFail)
 		case <-done:
 		}
 	}()
+	var stopOnce sync.Once
 	return ctx, sigs, func() {
-		stopNotify()
-		close(done)
-		cancel()
+		stopOnce.Do(func() {
+			w.release()
+			close(done)
+			cancel()
+		})
 	}
 }
