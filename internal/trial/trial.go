@@ -98,7 +98,8 @@ type Config struct {
 	// Interrupt, if set, says why the run was cancelled (e.g. "SIGINT") and
 	// when; ctx cancellation alone is recorded as "cancellation".
 	Interrupt func() (reason string, at time.Time)
-	// ShellOut receives \shell output; nil: os.Stderr.
+	// ShellOut receives \shell output and debug() lines; nil: os.Stderr
+	// (under Pgbench, Pgbench.Stdout and Stderr instead).
 	ShellOut io.Writer
 	// AfterRun, if set, is called once the clients have stopped and before
 	// the checklist and run.json are final; its events go to events.jsonl
@@ -124,8 +125,8 @@ type Pgbench struct {
 	Log          engine.Logger
 	ConnectError func(err error) string // a connection failure's text (libpq's); nil: err.Error()
 	OnNotice     func(*pgconn.Notice)   // server notices; nil: to Log as info
-	Stdout       io.Writer              // \shell output
-	Stderr       io.Writer              // debug() lines of expressions
+	Stdout       io.Writer              // \shell output; nil: os.Stdout
+	Stderr       io.Writer              // debug() lines of expressions; nil discards them
 }
 
 // Result is a run that got to measure (Run returns an error instead when
@@ -218,8 +219,8 @@ func (c *Config) out(line string) {
 	}
 }
 
-// Run runs the workload and writes the run directory; it returns once
-// run.json is final. It returns an error, and removes the directory it
+// Run runs the workload and writes the run directory (when Config.Dir is
+// set); it returns once run.json is final. It returns an error, and removes the directory it
 // created, when nothing was measured because the clients never started
 // (ctx cancelled during the connections, a connection refused). Once the
 // clients ran, Run returns a Result whatever happened, with Err, Aborted and
@@ -579,6 +580,9 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 			cfg.OnNotice = func(n *pgconn.Notice) { cfg.Log.Info(fmt.Sprintf("%s: %s", n.Severity, n.Message)) }
 		}
 		cfg.Stdout, cfg.Stderr = p.Stdout, p.Stderr
+		if cfg.Stdout == nil {
+			cfg.Stdout = os.Stdout
+		}
 		return cfg
 	}
 	shellOut := c.ShellOut
