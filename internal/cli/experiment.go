@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -179,37 +177,4 @@ func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, std
 		return &exitError{code: exitRunFail, err: fmt.Errorf("the %s ended early: %w; the runs made are in %s", j.what, err, filepath.Join(dir, experiment.RunsDir))}
 	}
 	return nil
-}
-
-// notifySignals cancels ctx on the first SIGINT or SIGTERM and exits at once
-// on the second; sigs says which signal and when.
-func notifySignals(ctx context.Context, out *liveOut, stopping string) (context.Context, *signalState, func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	sigs := &signalState{}
-	sigCh := make(chan os.Signal, 2)
-	signal.Notify(sigCh, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case sig := <-sigCh:
-			sigs.mu.Lock()
-			sigs.reason, sigs.at = signalName(sig), time.Now()
-			sigs.mu.Unlock()
-			out.println(fmt.Sprintf("pgtrial: %s: stopping; %s (send it again to exit at once)", signalName(sig), stopping))
-			cancel()
-		case <-done:
-			return
-		}
-		select {
-		case sig := <-sigCh:
-			out.println(fmt.Sprintf("pgtrial: second signal (%s): exiting at once; what was written so far stays", signalName(sig)))
-			exitNow(exitRunFail)
-		case <-done:
-		}
-	}()
-	return ctx, sigs, func() {
-		signal.Stop(sigCh)
-		close(done)
-		cancel()
-	}
 }

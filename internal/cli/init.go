@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -148,7 +147,7 @@ func runInit(ctx context.Context, o initOptions, stderr io.Writer) error {
 		ctx = context.Background()
 	}
 	// Ctrl-C cancels the running statement (pgconn sends a cancel request) and stops.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	ctx, _, stop := notifySignals(ctx, nil, "")
 	defer stop()
 	res, err := target.Resolve(ctx, o.conn.request(func(s string) { fmt.Fprintln(stderr, s) }))
 	if err != nil {

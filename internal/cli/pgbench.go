@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -73,7 +72,7 @@ func runPgbenchInit(ctx context.Context, o *pgbenchfmt.Options, stderr io.Writer
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	ctx, _, stop := notifySignals(ctx, nil, "")
 	defer stop()
 	connFailed := func(err error) int {
 		fail("%v", err)

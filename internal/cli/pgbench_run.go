@@ -6,22 +6,19 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/pgbenchfmt"
-	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
-	"github.com/pgtrial/pgtrial/internal/script"
 	"github.com/pgtrial/pgtrial/internal/trial"
 )
 
@@ -60,26 +57,21 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // runPgbenchBench is pgbench's benchmarking mode on pgtrial's engine: the
-// setup connection and its checks, the vacuum, the run, the report.
+// setup connection and its checks, the vacuum, the run (through
+// trial.Run, like `pgtrial run`), the report.
 func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo, stdout, stderr io.Writer) int {
 	log := &pgbenchLog{w: stderr}
-	pgcfg, err := pgconn.ParseConfig(o.ConnString(os.LookupEnv))
+	connString := o.ConnString(os.LookupEnv)
+	pgcfg, err := pgconn.ParseConfig(connString)
 	if err != nil {
 		log.Error(pgbenchfmt.PQErrorMessage(err))
 		return exitBadInput
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		// The first signal cancels the run (in-flight queries are
-		// cancelled, the report of what was measured is printed); restoring
-		// the default handling makes a second one end the process at once.
-		<-ctx.Done()
-		stop()
-	}()
+	// The first signal cancels the run (in-flight queries are cancelled,
+	// the report of what was measured is printed); a second one ends the
+	// process at once.
+	ctx, sigs, stopSignals := notifySignals(ctx, nil, "")
+	defer stopSignals()
 
 	con, err := pgconn.ConnectConfig(ctx, pgcfg)
 	if err != nil {
@@ -124,171 +116,30 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 			io.WriteString(stderr, "end.\n")
 		}
 	}
-	con.Close(ctx)
-
-	// Programs, variables, streams.
-	scripts := make([]*script.Script, len(o.Scripts))
-	names := make([]string, len(o.Scripts))
-	weights := make([]int, len(o.Scripts))
-	ncmds := make([]int, len(o.Scripts))
-	for i, s := range o.Scripts {
-		scripts[i] = s.Parsed
-		names[i] = s.Desc
-		weights[i] = s.Weight
-		ncmds[i] = len(s.Parsed.Commands)
-	}
-	prog := script.NewProgram(scripts...)
-	vars := make([]trial.Var, len(o.Variables))
-	for i, v := range o.Variables {
-		vars[i] = trial.Var{Name: v.Name, Value: v.Value}
-	}
-	streams := prng.Derive(o.Seed.Value, o.Clients, o.Threads, trial.DefinesVar(vars, "default_seed"))
-	setup := trial.ClientSetup(vars, scale, streams)
-
-	layout := metrics.Layout{Scripts: len(scripts), LatencyLimit: o.LatencyLimit}
-	if o.ReportPerCommand {
-		layout.Commands = ncmds
-	}
-	set := metrics.NewSet(o.Clients, layout)
-
-	// -l: one log per thread.
-	var logs []*pgbenchfmt.TxLog
-	if o.Log {
-		pid := os.Getpid()
-		for t := 0; t < o.Threads; t++ {
-			sample := streams.Threads[t].Sample
-			l, err := pgbenchfmt.OpenTxLog(o.LogPrefix, pid, t, o, &sample)
-			if err != nil {
-				for _, l := range logs {
-					l.Close()
-				}
-				log.Error(err.Error())
-				return exitBadInput
-			}
-			logs = append(logs, l)
-		}
-	}
-
-	// --run-dir: pgtrial's run directory besides pgbench's output.
-	var dir *results.Dir
-	var run *results.Run
-	var rec *trial.Recorder
-	finishDir := func(res *engine.Result, runErr error) {}
+	// --run-dir: run.json's target, from the setup connection.
+	var target results.Target
 	if o.RunDir != "" {
-		run, dir, err = createPgbenchRunDir(ctx, o, pgcfg, info, scale, names, weights)
-		if err != nil {
-			for _, l := range logs {
-				l.Close()
-			}
-			log.Error(err.Error())
+		if target, err = trial.ReadTarget(ctx, con, pgcfg); err != nil {
+			log.Error("--run-dir: " + err.Error())
 			return exitBadInput
 		}
-		finishDir = func(res *engine.Result, runErr error) {
-			if res != nil && !res.BenchStart.IsZero() {
-				run.Phases = rec.Phases()
-			}
-			if res != nil {
-				run.Interrupted = res.Interrupted
-				run.Aborted = res.Aborted > 0
-				if res.Interrupted {
-					run.InterruptReason = "signal"
-				}
-			}
-			if runErr != nil {
-				run.Warnings = append(run.Warnings, runErr.Error())
-			}
-			if rec.Measured() {
-				sum := results.Summarize(rec.Measure(), names, o.Rate)
-				run.Summary = &sum
-			}
-			run.EndedAt = time.Now()
-			if err := dir.Finish(run); err != nil {
-				log.Warning(err.Error())
-			}
-		}
 	}
+	con.Close(ctx)
 
-	cfg := &engine.Config{
-		Program:         prog,
-		ScriptNames:     names,
-		Weights:         weights,
-		Mode:            o.QueryMode,
-		Conn:            pgcfg,
-		Clients:         o.Clients,
-		Groups:          o.Threads,
-		Transactions:    int64(o.Transactions),
-		Duration:        time.Duration(o.Duration) * time.Second,
-		ConnectPerTx:    o.Connect,
-		MaxTries:        o.MaxTries,
-		LatencyLimit:    time.Duration(o.LatencyLimit) * time.Microsecond,
-		Rate:            o.Rate,
-		Arrival:         engine.Poisson,
-		Overload:        engine.Queue,
-		ContinueOnError: o.ContinueOnError,
-		ExitOnAbort:     o.ExitOnAbort,
-		VerboseErrors:   o.VerboseErrors,
-		Debug:           o.Debug,
-		PerCommand:      o.ReportPerCommand,
-		Log:             log,
-		Stdout:          stdout,
-		Stderr:          &lockedWriter{w: stderr},
-		Streams:         streams,
-		Setup:           setup,
-		Metrics:         set,
-		ConnectError:    pgbenchfmt.PQErrorMessage,
-		OnNotice: func(n *pgconn.Notice) {
-			log.mu.Lock()
-			io.WriteString(stderr, pgbenchfmt.PQErrorMessage((*pgconn.PgError)(n)))
-			log.mu.Unlock()
-		},
-	}
-	if o.Log {
-		cfg.OnTx = func(client, group int, txNo int64, tx *metrics.Tx, end time.Time) {
-			logs[group].Log(client, txNo, tx, end)
-		}
-	}
-
-	// The recorder takes the clients' records every second (so that memory
-	// stays bounded however long the run), writes them to the run directory
-	// under --run-dir, and every -P seconds a progress line is printed for
-	// the ticks since the previous one.
-	var progLine *pgbenchfmt.Progress
-	progress := metrics.NewInterval(layout)
-	var lastProgress time.Time
-	rec = trial.NewRecorder(trial.RecorderConfig{
-		Set: set, Dir: dir, ScriptNames: names, Interval: time.Second,
-		OnWriteError: func(err error) { log.Warning(err.Error()) },
-		OnInterval: func(t *trial.Tick) {
-			if o.Progress <= 0 || t.Final {
-				return
-			}
-			progress.Merge(t.Interval)
-			if k := int(t.Elapsed.Round(time.Second) / time.Second); k > 0 && k%o.Progress == 0 {
-				now := t.Interval.End
-				io.WriteString(stderr, progLine.Line(now, &progress.Total.Stats, now.Sub(lastProgress)))
-				progress = metrics.NewInterval(layout)
-				lastProgress = now
-			}
-		},
-	})
-	cfg.OnStart = func(start, benchStart time.Time) {
-		for _, l := range logs {
-			l.SetStart(benchStart)
-		}
-		progLine = &pgbenchfmt.Progress{Opts: o, Start: start}
-		lastProgress = start
-		rec.Start(start, benchStart)
-	}
-
-	res, err := engine.Run(ctx, cfg)
-	for _, l := range logs {
-		if cerr := l.Close(); cerr != nil && err == nil {
-			log.Error(cerr.Error())
-		}
-	}
+	tc := pgbenchTrialConfig(o, connString, scale, log, stdout, stderr)
+	tc.Target = target
+	tc.Tool = info.tool()
+	tc.CommandLine = os.Args
+	tc.Interrupt = sigs.get
+	r, err := trial.Run(ctx, tc)
 	if err != nil {
-		rec.Stop(time.Now())
-		finishDir(res, err)
+		// The run did not start (a client could not connect, a signal
+		// during the connections) or could not be set up (-l's files,
+		// --run-dir): pgbench's messages of the engine's own error.
+		var nse *trial.NotStartedError
+		if errors.As(err, &nse) && nse.RunErr != nil {
+			err = nse.RunErr
+		}
 		var ice *engine.InitialConnectError
 		if errors.As(err, &ice) {
 			log.Error(pgbenchfmt.PQErrorMessage(ice.Err))
@@ -298,18 +149,22 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 		log.Error(err.Error())
 		return exitBadInput
 	}
-	total, _ := rec.Stop(res.End)
-	if res.Interrupted {
-		rec.Interrupted(res.End, "signal")
+	for _, err := range r.LogErrors {
+		log.Error(err.Error())
 	}
-	if res.Aborted > 0 {
-		rec.Aborted(res.End, res.Aborted, o.Clients)
+	res := r.Engine
+	if r.Err != nil || res == nil {
+		if r.Err == nil {
+			r.Err = errors.New("the run returned no result")
+		}
+		log.Error(r.Err.Error())
+		return exitBadInput
 	}
-	finishDir(res, nil)
-	if cfg.ExitOnAbort && res.AbortedGroup >= 0 {
+	if o.ExitOnAbort && res.AbortedGroup >= 0 {
 		return exitRunFail
 	}
 
+	total := r.Measure
 	rep := &pgbenchfmt.Report{
 		Opts:            o,
 		Scale:           scale,
@@ -337,6 +192,111 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 		return exitRunFail
 	}
 	return exitOK
+}
+
+// pgbenchTrialConfig is the run of a pgbench command line: pgbench's
+// options, its engine behaviour and messages (trial.Pgbench), its -l logs
+// (trial.Config.Log) and its -P progress lines (OnStart, OnInterval). With
+// --run-dir the run directory and every collector, as `pgtrial run`;
+// without, nothing is written but pgbench's own files.
+func pgbenchTrialConfig(o *pgbenchfmt.Options, connString string, scale int, log *pgbenchLog, stdout, stderr io.Writer) *trial.Config {
+	scripts := make([]trial.Script, len(o.Scripts))
+	names := make([]string, len(o.Scripts))
+	for i, s := range o.Scripts {
+		scripts[i] = trial.Script{Name: s.Desc, Builtin: s.Builtin != "", Weight: s.Weight, Parsed: s.Parsed}
+		names[i] = s.Desc
+	}
+	vars := make([]trial.Var, len(o.Variables))
+	for i, v := range o.Variables {
+		vars[i] = trial.Var{Name: v.Name, Value: v.Value}
+	}
+	tc := &trial.Config{
+		ConnString:      connString,
+		Scale:           scale,
+		Scripts:         scripts,
+		Workload:        strings.Join(names, "+"),
+		Mode:            o.QueryMode,
+		Clients:         o.Clients,
+		Threads:         o.Threads,
+		Rate:            o.Rate,
+		Arrival:         engine.Poisson,
+		Overload:        engine.Queue,
+		Duration:        time.Duration(o.Duration) * time.Second,
+		Transactions:    int64(o.Transactions),
+		LatencyLimit:    time.Duration(o.LatencyLimit) * time.Microsecond,
+		Interval:        time.Second,
+		MaxTries:        int(o.MaxTries),
+		ContinueOnError: o.ContinueOnError,
+		PerCommand:      o.ReportPerCommand,
+		Vars:            vars,
+		Seed:            o.Seed,
+		Collect:         trial.Collect{Off: true},
+		Out: func(line string) {
+			log.mu.Lock()
+			io.WriteString(stderr, line+"\n")
+			log.mu.Unlock()
+		},
+		Pgbench: &trial.Pgbench{
+			ConnectPerTx:  o.Connect,
+			ExitOnAbort:   o.ExitOnAbort,
+			VerboseErrors: o.VerboseErrors,
+			Debug:         o.Debug,
+			Log:           log,
+			ConnectError:  pgbenchfmt.PQErrorMessage,
+			OnNotice: func(n *pgconn.Notice) {
+				log.mu.Lock()
+				io.WriteString(stderr, pgbenchfmt.PQErrorMessage((*pgconn.PgError)(n)))
+				log.mu.Unlock()
+			},
+			Stdout: stdout,
+			Stderr: &lockedWriter{w: stderr},
+		},
+	}
+	if o.Log {
+		tc.Log = &trial.TxLogSpec{Prefix: o.LogPrefix, Format: o}
+	}
+	if o.RunDir != "" {
+		tc.Dir = o.RunDir
+		tc.Collect = trial.Collect{WaitInterval: 100 * time.Millisecond, WaitSource: collect.WaitSourceAuto}
+	}
+	if o.Progress > 0 {
+		progress := &pgbenchProgress{opts: o, w: stderr}
+		tc.OnStart = progress.start
+		tc.OnInterval = progress.interval
+	}
+	return tc
+}
+
+// pgbenchProgress prints -P's progress lines: the recorder's 1 s intervals
+// are summed, and every -P seconds of the bench a line is printed for the
+// intervals since the previous one.
+type pgbenchProgress struct {
+	opts *pgbenchfmt.Options
+	w    io.Writer
+
+	// Set by start (before the recorder's first interval), then owned by
+	// the recorder's goroutine.
+	line *pgbenchfmt.Progress
+	sum  metrics.Stats // the intervals since the previous line
+	last time.Time     // the previous line's time (the engine's start at first)
+}
+
+func (p *pgbenchProgress) start(start, bench time.Time) {
+	p.line = &pgbenchfmt.Progress{Opts: p.opts, Start: start}
+	p.last = start
+}
+
+func (p *pgbenchProgress) interval(t *trial.Tick) {
+	if t.Final {
+		return
+	}
+	p.sum.Merge(&t.Interval.Total.Stats)
+	if k := int(t.Elapsed.Round(time.Second) / time.Second); k > 0 && k%p.opts.Progress == 0 {
+		now := t.Interval.End
+		io.WriteString(p.w, p.line.Line(now, &p.sum, now.Sub(p.last)))
+		p.sum = metrics.Stats{}
+		p.last = now
+	}
 }
 
 // tryExec is pgbench's tryExecuteStatement: an error is reported and ignored.
@@ -440,45 +400,3 @@ func writePercentiles(w io.Writer, h *metrics.Hists, rate bool) {
 }
 
 func ms(us int64) float64 { return float64(us) / 1000 }
-
-// createPgbenchRunDir makes --run-dir's directory and its first run.json
-// for a pgbench command line.
-func createPgbenchRunDir(ctx context.Context, o *pgbenchfmt.Options, pgcfg *pgconn.Config, info BuildInfo, scale int, names []string, weights []int) (*results.Run, *results.Dir, error) {
-	con, err := pgconn.ConnectConfig(ctx, pgcfg)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--run-dir: %s", strings.TrimSuffix(pgbenchfmt.PQErrorMessage(err), "\n"))
-	}
-	tgt, err := trial.ReadTarget(ctx, con, pgcfg)
-	con.Close(context.Background())
-	if err != nil {
-		return nil, nil, fmt.Errorf("--run-dir: %w", err)
-	}
-	wl := results.Workload{Name: strings.Join(names, "+"), Scale: scale}
-	for i, n := range names {
-		wl.Scripts = append(wl.Scripts, results.ScriptWeight{Name: n, Weight: weights[i]})
-	}
-	model := results.Model{
-		Kind: results.ModelClosed, Clients: o.Clients, Threads: o.Threads,
-		LatencyLimitMs: float64(o.LatencyLimit) / 1000, DurationS: float64(o.Duration),
-	}
-	if o.Duration == 0 {
-		model.Transactions = int64(o.Transactions)
-	}
-	if o.Rate > 0 {
-		model.Kind, model.Rate = results.ModelOpen, o.Rate
-		model.Arrival, model.Overload = engine.Poisson.String(), engine.Queue.String()
-	}
-	run := &results.Run{
-		Tool:        info.tool(),
-		CommandLine: results.RedactArgs(os.Args),
-		StartedAt:   time.Now(),
-		Target:      tgt,
-		Workload:    wl,
-		Model:       model,
-	}
-	dir, err := results.Create(o.RunDir, run)
-	if err != nil {
-		return nil, nil, err
-	}
-	return run, dir, nil
-}

@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -243,5 +248,157 @@ func TestPgbenchRunDir(t *testing.T) {
 	}
 	if sum != 600 {
 		t.Errorf("timeline rows add up to %d committed, want 600", sum)
+	}
+}
+
+// TestPgbenchRunDirCollectors: `pgtrial pgbench --run-dir` runs through the
+// same orchestrator as `pgtrial run`: the run directory holds the
+// collectors' files (waits, server, OS; statements with
+// pg_stat_statements) beside run.json, the latency log, the timeline and
+// the events, and pgbench's own output stays pgbench's.
+func TestPgbenchRunDirCollectors(t *testing.T) {
+	url := runTestDB(t)
+	pgtest.Measure(t) // sustained load: not beside another measurement
+	execSQL(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+	dir := filepath.Join(t.TempDir(), "run")
+	code, out, errOut := runCLI(t, "pgbench", "-S", "-n", "-c", "2", "-T", "3", "--run-dir", dir, url)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	m := regexp.MustCompile(`(?m)^number of transactions actually processed: (\d+)$`).FindStringSubmatch(out)
+	if m == nil || strings.Contains(out, "pgtrial:") || strings.Contains(out, "evidence") {
+		t.Fatalf("not pgbench's report:\n%s", out)
+	}
+	processed, _ := strconv.ParseInt(m[1], 10, 64)
+
+	run, _ := checkRunDir(t, dir)
+	if run.Summary.Total.Committed != processed || processed == 0 {
+		t.Errorf("run.json: %d committed, the report %d", run.Summary.Total.Committed, processed)
+	}
+	if run.Model.Clients != 2 || run.Model.DurationS != 3 || run.Workload.Name != "<builtin: select only>" {
+		t.Errorf("run.json: model %+v, workload %+v", run.Model, run.Workload)
+	}
+	if strings.Join(run.Collectors, ",") != "waits,statements,server,os" {
+		t.Errorf("collectors %v, warnings %v", run.Collectors, run.Warnings)
+	}
+	if run.Evidence == nil || run.Server == nil || run.Host == nil || len(run.Checks) == 0 {
+		t.Errorf("run.json lacks evidence %v, server %v, host %v or checks %v", run.Evidence, run.Server != nil, run.Host, run.Checks)
+	}
+	for _, f := range []string{results.RunFile, results.LatencyFile, results.TimelineFile, results.EventsFile} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("run directory: %v", err)
+		}
+	}
+	for _, f := range []string{results.WaitsFile, results.StatementsFile, results.ServerFile, results.OSFile} {
+		if _, rows := csvRows(t, dir, f); len(rows) == 0 {
+			t.Errorf("%s has no rows", f)
+		}
+	}
+}
+
+// TestPgbenchWritesOnlyItsOwnFiles: without --run-dir, pgbench mode writes
+// nothing of pgtrial's (no run directory, no ./pgtrial-runs), and with -l
+// only pgbench's logs, pgbench_log.PID and .PID.T.
+func TestPgbenchWritesOnlyItsOwnFiles(t *testing.T) {
+	url := runTestDB(t)
+	cwd := t.TempDir()
+	t.Chdir(cwd)
+	code, out, errOut := runCLI(t, "pgbench", "-S", "-n", "-c", "2", "-j", "2", "-t", "20", url)
+	if code != 0 || errOut != "" || !strings.Contains(out, "number of transactions actually processed: 40/40\n") {
+		t.Fatalf("exit %d, stderr %q, stdout:\n%s", code, errOut, out)
+	}
+	if ents, _ := os.ReadDir(cwd); len(ents) != 0 {
+		t.Errorf("pgbench without --run-dir or -l wrote %v", ents)
+	}
+	code, _, errOut = runCLI(t, "pgbench", "-S", "-n", "-c", "2", "-j", "2", "-t", "20", "-l", url)
+	if code != 0 || errOut != "" {
+		t.Fatalf("-l: exit %d, stderr %q", code, errOut)
+	}
+	ents, _ := os.ReadDir(cwd)
+	pid := strconv.Itoa(os.Getpid())
+	lines := 0
+	for _, e := range ents {
+		if e.Name() != "pgbench_log."+pid && e.Name() != "pgbench_log."+pid+".1" {
+			t.Errorf("-l wrote %s", e.Name())
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(cwd, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines += strings.Count(string(data), "\n")
+	}
+	if len(ents) != 2 || lines != 40 {
+		t.Errorf("-l: %d files with %d lines, want 2 with 40", len(ents), lines)
+	}
+}
+
+// TestPgbenchInterrupt: SIGINT to a running `pgtrial pgbench` cancels the
+// run, prints pgbench's report of what was measured and its abort message
+// (exit 2), and under --run-dir marks the run interrupted by SIGINT.
+func TestPgbenchInterrupt(t *testing.T) {
+	url := runTestDB(t)
+	bin := pgtest.BuildPgtrial(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(bin, "pgbench", "-S", "-n", "-c", "2", "-T", "30", "-P", "1", "--run-dir", dir, url)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+		}
+	}()
+	// Two intervals into the run.
+	began := time.Now()
+	for {
+		rows, _ := results.ReadTimeline(dir)
+		if len(rows) >= 2 {
+			break
+		}
+		if time.Since(began) > 20*time.Second {
+			t.Fatalf("%d timeline rows after 20 s\nstderr:\n%s", len(rows), stderr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("still running 10 s after SIGINT\nstderr:\n%s", stderr.String())
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != exitRunFail {
+		t.Errorf("exit: %v, want status 2", err)
+	}
+	// stderr: -P's progress lines, then pgbench's abort message, nothing else.
+	errText := stderr.String()
+	const abort = "pgbench: error: Run was aborted; the above results are incomplete.\n"
+	progress := regexp.MustCompile(`^progress: \d+\.\d s, \d+\.\d tps, lat \d+\.\d{3} ms stddev \d+\.\d{3}, 0 failed\n$`)
+	lines := strings.SplitAfter(strings.TrimSuffix(errText, abort), "\n")
+	if !strings.HasSuffix(errText, abort) || len(lines) < 2 {
+		t.Errorf("stderr:\n%s", errText)
+	}
+	for _, l := range lines[:len(lines)-1] {
+		if !progress.MatchString(l) {
+			t.Errorf("stderr line %q is not a progress line", l)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^number of transactions actually processed: [1-9]\d*$`).MatchString(stdout.String()) {
+		t.Errorf("no report of what was measured:\n%s", stdout.String())
+	}
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Interrupted || run.InterruptReason != "SIGINT" || run.Summary == nil || run.Summary.Total.Committed == 0 {
+		t.Errorf("run.json: interrupted %v, reason %q, summary %+v", run.Interrupted, run.InterruptReason, run.Summary)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -218,33 +217,6 @@ type runTarget struct {
 	target results.Target
 	scale  int
 	local  string // the local cluster's name when it was the default target
-}
-
-// signalState is the run's signal handling: the first SIGINT/SIGTERM cancels
-// the context, the second exits at once.
-type signalState struct {
-	mu     sync.Mutex
-	reason string
-	at     time.Time
-}
-
-func (s *signalState) get() (string, time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.reason, s.at
-}
-
-// exitNow ends the process on a second signal (a variable for tests).
-var exitNow = os.Exit
-
-func signalName(sig os.Signal) string {
-	switch sig {
-	case os.Interrupt:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	}
-	return sig.String()
 }
 
 func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info BuildInfo, stdout, stderr io.Writer) error {

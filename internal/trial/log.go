@@ -5,6 +5,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/pgtrial/pgtrial/internal/engine"
 )
 
 // runLog is the engine's Logger for a run: messages go to Config.Out with
@@ -76,4 +78,16 @@ func (l *runLog) flush() {
 	for _, line := range lines {
 		l.out(line)
 	}
+}
+
+// notingLog is a Logger of the caller's (pgbench's messages) whose errors
+// also go to the recorder's first-error events.
+type notingLog struct {
+	engine.Logger
+	rec *Recorder
+}
+
+func (l notingLog) Error(msg string) {
+	l.rec.NoteError(msg)
+	l.Logger.Error(msg)
 }

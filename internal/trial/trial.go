@@ -1,7 +1,10 @@
 // Package trial runs one measured run: the engine with its interval
 // recorder, the evidence collectors and the run directory (DESIGN.md §5,
-// §6). `pgtrial run` prepares a Config from its flags and prints the
-// Result; the experiment runner calls Run once per run of its protocol.
+// §6). It is the only orchestrator of a run: `pgtrial run` prepares a
+// Config from its flags and prints the Result; the experiment runner calls
+// Run once per run of its protocol; `pgtrial pgbench` plugs pgbench's
+// progress lines, logs and report in through Config's hooks (OnStart,
+// OnInterval, Log, Pgbench) and prints its report from the Result.
 // It prints nothing itself: messages go to Config.Out.
 package trial
 
@@ -20,9 +23,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/metrics"
-	"github.com/pgtrial/pgtrial/internal/pgbenchfmt"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/script"
@@ -33,7 +36,10 @@ import (
 type Config struct {
 	ConnString string
 	Target     results.Target // from Inspect: address, version, settings
-	Scale      int            // pgbench scale (built-in scripts); 0 otherwise
+	// Scale is the pgbench scale: recorded for built-in scripts and their
+	// :scale (1 when < 1, and for other scripts); under Pgbench it is :scale
+	// as it is and always recorded.
+	Scale int
 
 	Scripts  []Script
 	Workload string // WorkloadName(Scripts) unless set
@@ -48,17 +54,27 @@ type Config struct {
 	Transactions int64         // per client, warm-up included; 0: Duration
 	Warmup       time.Duration
 	LatencyLimit time.Duration
-	Interval     time.Duration // recorded intervals (> 0)
+	Interval     time.Duration // recorded intervals and collector samples (> 0)
 
 	MaxTries        int // 0: unlimited
 	ContinueOnError bool
-	PerCommand      bool
-	TxLog           bool
-	Vars            []Var
-	Seed            prng.Seed
+	PerCommand      bool // per-command latency and failures (Result.Measure.Commands)
+	TxLog           bool // DIR/txlog/pgtrial_log.PID[.T] in pgbench's -l format (needs Dir)
+	// Log, if set, is a per-transaction log wherever its prefix says
+	// (pgbench's -l, --aggregate-interval): opened before the clients
+	// connect, closed as soon as they have stopped; its close errors are in
+	// Result.LogErrors.
+	Log  *TxLogSpec
+	Vars []Var
+	Seed prng.Seed
 
+	// Collect chooses the evidence collectors; they sample into the run
+	// directory, so without Dir there are none.
 	Collect Collect
-	Dir     string // the run directory; it must not hold a run already
+	// Dir is the run directory; it must not hold a run already. "" writes
+	// none: no run.json, intervals, events, collectors or checklist (the
+	// pgbench front end without --run-dir).
+	Dir string
 
 	Tool        results.Tool
 	CommandLine []string          // recorded, passwords redacted
@@ -69,7 +85,12 @@ type Config struct {
 	// without the newline; nil discards them. It may be called from any
 	// goroutine.
 	Out func(line string)
-	// OnInterval is called after each recorded interval (the status line).
+	// OnStart, if set, is called once the clients are connected, before the
+	// first transaction and the first interval, with the engine's start
+	// (before connecting) and the bench start: pgbench's progress clock.
+	OnStart func(start, bench time.Time)
+	// OnInterval is called after each recorded interval (the status line,
+	// pgbench's -P lines), from the recorder's goroutine.
 	OnInterval func(t *Tick)
 	// OnPhase is called when a phase starts (after the run's own use of it):
 	// injections are timed from the measured phase's start. It must not block.
@@ -77,25 +98,51 @@ type Config struct {
 	// Interrupt, if set, says why the run was cancelled (e.g. "SIGINT") and
 	// when; ctx cancellation alone is recorded as "cancellation".
 	Interrupt func() (reason string, at time.Time)
-	// ShellOut receives \shell output; nil: os.Stderr.
+	// ShellOut receives \shell output and debug() lines; nil: os.Stderr
+	// (under Pgbench, Pgbench.Stdout and Stderr instead).
 	ShellOut io.Writer
 	// AfterRun, if set, is called once the clients have stopped and before
 	// the checklist and run.json are final; its events go to events.jsonl
 	// (the experiment's injected stalls).
 	AfterRun func() []results.Event
+
+	// Pgbench, if set, runs the engine as pgbench does (the pgbench front
+	// end); nil: as pgtrial's own commands do.
+	Pgbench *Pgbench
+}
+
+// Pgbench is what `pgtrial pgbench` changes in a run: pgbench's engine
+// options and its messages instead of pgtrial's. A client that loses its
+// connection aborts (pgbench does not reconnect), and :scale is
+// Config.Scale as it is (pgbench's -s or pgbench_branches' count, 0
+// included).
+type Pgbench struct {
+	ConnectPerTx  bool // -C: a connection per transaction
+	ExitOnAbort   bool // --exit-on-abort
+	VerboseErrors bool // --verbose-errors
+	Debug         bool // -d
+	// Log receives the engine's messages (pgbench's prefixes); nil: Out's.
+	Log          engine.Logger
+	ConnectError func(err error) string // a connection failure's text (libpq's); nil: err.Error()
+	OnNotice     func(*pgconn.Notice)   // server notices; nil: to Log as info
+	Stdout       io.Writer              // \shell output; nil: os.Stdout
+	Stderr       io.Writer              // debug() lines of expressions; nil discards them
 }
 
 // Result is a run that got to measure (Run returns an error instead when
 // the clients never started).
 type Result struct {
-	Run         *results.Run
+	Run         *results.Run // run.json's content (also without a Dir)
 	Dir         string
 	Summary     results.Summary
-	Measured    bool // at least one interval of the measured phase was recorded
+	Measure     *metrics.Interval // the measured phase: stats, histograms, per-command stats
+	Engine      *engine.Result    // the engine's times (start, bench start, end, -C's connection time) and aborts
+	Measured    bool              // at least one interval of the measured phase was recorded
 	Interrupted bool
-	Reason      string // why it was interrupted
-	Aborted     int    // clients that aborted
-	Err         error  // the engine's error, if any (the run still counts)
+	Reason      string  // why it was interrupted
+	Aborted     int     // clients that aborted
+	Err         error   // the engine's error, if any (the run still counts)
+	LogErrors   []error // closing Config.Log's files, in thread order
 }
 
 // Inspect connects once: the target's address, version and the settings
@@ -172,25 +219,31 @@ func (c *Config) out(line string) {
 	}
 }
 
-// Run runs the workload and writes the run directory; it returns once
-// run.json is final. It returns an error, and removes the directory it
+// Run runs the workload and writes the run directory (when Config.Dir is
+// set); it returns once run.json is final. It returns an error, and removes the directory it
 // created, when nothing was measured because the clients never started
 // (ctx cancelled during the connections, a connection refused). Once the
 // clients ran, Run returns a Result whatever happened, with Err, Aborted and
 // Interrupted saying what went wrong.
 func Run(ctx context.Context, c *Config) (*Result, error) {
-	if len(c.Scripts) == 0 || c.Clients < 1 || c.Threads < 1 || c.Interval <= 0 || c.Dir == "" {
-		return nil, errors.New("trial: incomplete config (scripts, clients, threads, interval and dir are required)")
+	if len(c.Scripts) == 0 || c.Clients < 1 || c.Threads < 1 || c.Interval <= 0 {
+		return nil, errors.New("trial: incomplete config (scripts, clients, threads and interval are required)")
+	}
+	if c.Dir == "" && c.TxLog {
+		return nil, errors.New("trial: --txlog writes into the run directory, and there is none")
 	}
 	pgcfg, err := pgconn.ParseConfig(c.ConnString)
 	if err != nil {
 		return nil, fmt.Errorf("invalid connection string: %w", err)
 	}
-	if fi, err := os.Stat(filepath.Join(c.Dir, results.RunFile)); err == nil && !fi.IsDir() {
-		return nil, fmt.Errorf("run directory %s already holds a run; choose a new one", c.Dir)
+	dirExisted := false
+	if c.Dir != "" {
+		if fi, err := os.Stat(filepath.Join(c.Dir, results.RunFile)); err == nil && !fi.IsDir() {
+			return nil, fmt.Errorf("run directory %s already holds a run; choose a new one", c.Dir)
+		}
+		_, statErr := os.Stat(c.Dir)
+		dirExisted = statErr == nil
 	}
-	_, statErr := os.Stat(c.Dir)
-	dirExisted := statErr == nil
 
 	names := make([]string, len(c.Scripts))
 	weights := make([]int, len(c.Scripts))
@@ -207,7 +260,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		wl.Scripts = append(wl.Scripts, results.ScriptWeight{Name: s.Name, Weight: s.Weight})
 	}
 	needsPgbench := NeedsPgbench(c.Scripts)
-	if needsPgbench {
+	if needsPgbench || c.Pgbench != nil {
 		wl.Scale = c.Scale
 	}
 	model := c.Model()
@@ -220,17 +273,31 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		Model:       model,
 		Warnings:    append([]string(nil), c.Warnings...),
 	}
-	dir, err := results.Create(c.Dir, run)
-	if err != nil {
-		return nil, err
+	// The run directory (none without Dir: dir stays nil, and everything
+	// below that writes it is skipped).
+	var dir *results.Dir
+	if c.Dir != "" {
+		if dir, err = results.Create(c.Dir, run); err != nil {
+			return nil, err
+		}
+	}
+	// abandon undoes the run directory when the run cannot start.
+	abandon := func() {
+		if dir != nil {
+			dir.Close()
+			removeRunDir(c.Dir, dirExisted)
+		}
 	}
 
 	// The collectors sample from now on, on the run's clock; they are
 	// stopped on every way out (a second Stop is a no-op).
-	collector, err := startCollectors(ctx, &c.Collect, c.ConnString, pgcfg, dir, run, c.Interval)
-	if err != nil {
-		run.Warnings = append(run.Warnings, "collectors not started: "+err.Error())
-		c.out("pgtrial: warning: collectors not started: " + err.Error())
+	var collector *collect.Collector
+	if dir != nil {
+		collector, err = startCollectors(ctx, &c.Collect, c.ConnString, pgcfg, dir, run, c.Interval)
+		if err != nil {
+			run.Warnings = append(run.Warnings, "collectors not started: "+err.Error())
+			c.out("pgtrial: warning: collectors not started: " + err.Error())
+		}
 	}
 	if collector != nil {
 		defer func() { collector.Stop(context.Background(), time.Now()) }()
@@ -278,106 +345,83 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	finish := func() {
 		finishOnce.Do(func() {
 			run.EndedAt = time.Now()
-			finishErr = dir.Finish(run)
+			if dir != nil {
+				finishErr = dir.Finish(run)
+			}
 		})
 	}
 	defer finish()
+	notStarted := func() {
+		finishOnce.Do(func() {})
+		abandon()
+	}
 
-	// Everything not in run.json's schema that a rerun needs.
-	config := map[string]any{
-		"random_seed":       strconv.FormatUint(c.Seed.Value, 10),
-		"protocol":          c.Mode.String(),
-		"max_tries":         c.MaxTries,
-		"warmup_s":          c.Warmup.Seconds(),
-		"interval_s":        c.Interval.Seconds(),
-		"reconnect":         true,
-		"per_command":       c.PerCommand,
-		"continue_on_error": c.ContinueOnError,
-	}
-	if len(c.Vars) > 0 {
-		defines := map[string]string{}
-		for _, v := range c.Vars {
-			defines[v.Name] = v.Value
+	if dir != nil {
+		if err := dir.Event(results.Event{Kind: "config", Message: "run configuration beyond run.json's model", Data: c.eventConfig()}); err != nil {
+			c.out("pgtrial: warning: " + err.Error())
 		}
-		config["variables"] = defines
-	}
-	if len(c.Labels) > 0 {
-		config["labels"] = c.Labels
-	}
-	if err := dir.Event(results.Event{Kind: "config", Message: "run configuration beyond run.json's model", Data: config}); err != nil {
-		c.out("pgtrial: warning: " + err.Error())
 	}
 
 	streams := prng.Derive(c.Seed.Value, c.Clients, c.Threads, DefinesVar(c.Vars, "default_seed"))
-	scale := c.Scale
-	if !needsPgbench || scale < 1 {
-		scale = 1
-	}
-	logger := newRunLog(c.out, rec)
-	shellOut := c.ShellOut
-	if shellOut == nil {
-		shellOut = os.Stderr
-	}
-	shellOut = &lockedWriter{w: shellOut}
-	cfg := &engine.Config{
-		Program:         script.NewProgram(programs...),
-		ScriptNames:     names,
-		Weights:         weights,
-		Mode:            c.Mode,
-		Conn:            pgcfg,
-		Clients:         c.Clients,
-		Groups:          c.Threads,
-		Transactions:    c.Transactions,
-		MaxTries:        uint32(c.MaxTries),
-		LatencyLimit:    c.LatencyLimit,
-		Arrival:         c.Arrival,
-		Overload:        c.Overload,
-		ContinueOnError: c.ContinueOnError,
-		Reconnect:       true,
-		PerCommand:      c.PerCommand,
-		Log:             logger,
-		Stdout:          shellOut,
-		Stderr:          shellOut,
-		Streams:         streams,
-		Setup:           ClientSetup(c.Vars, scale, streams),
-		Metrics:         set,
-		OnStart:         rec.Start,
-		OnNotice: func(n *pgconn.Notice) {
-			logger.Info(fmt.Sprintf("%s: %s", n.Severity, n.Message))
-		},
-	}
+	runLogger := newRunLog(c.out, rec)
+	cfg := c.engineConfig(programs, names, weights, pgcfg, streams, runLogger, rec)
+	cfg.Metrics = set
+
+	// The transaction logs: --txlog's in the run directory, Log's wherever.
+	var ownLogs, logs txLogs
 	if c.TxLog {
-		logs, err := c.openTxLogs(streams)
+		spec, err := c.runTxLogSpec()
+		if err == nil {
+			ownLogs, err = openTxLogs(spec, c.Threads, streams)
+			if err != nil {
+				err = fmt.Errorf("--txlog: %w", err)
+			}
+		}
 		if err != nil {
-			dir.Close()
-			finishOnce.Do(func() {})
-			removeRunDir(c.Dir, dirExisted)
+			notStarted()
 			return nil, err
 		}
-		defer func() {
-			for _, l := range logs {
-				if err := l.Close(); err != nil {
-					c.out("pgtrial: warning: " + err.Error())
-				}
-			}
-		}()
-		cfg.OnTx = func(client, group int, txNo int64, tx *metrics.Tx, end time.Time) {
-			logs[group].Log(client, txNo, tx, end)
+	}
+	if c.Log != nil {
+		if logs, err = openTxLogs(c.Log, c.Threads, streams); err != nil {
+			ownLogs.close()
+			notStarted()
+			return nil, err
 		}
 	}
-	if c.Transactions == 0 {
-		cfg.Duration = c.Warmup + c.Duration
+	if ownLogs != nil || logs != nil {
+		cfg.OnTx = func(client, group int, txNo int64, tx *metrics.Tx, end time.Time) {
+			if ownLogs != nil {
+				ownLogs.tx(client, group, txNo, tx, end)
+			}
+			if logs != nil {
+				logs.tx(client, group, txNo, tx, end)
+			}
+		}
 	}
-	cfg.Rate = c.Rate
+	cfg.OnStart = func(start, bench time.Time) {
+		ownLogs.start(bench)
+		logs.start(bench)
+		if c.OnStart != nil {
+			c.OnStart(start, bench)
+		}
+		rec.Start(start, bench)
+	}
 
 	res, runErr := engine.Run(ctx, cfg)
+	// The logs end with the clients (an aggregate log's last interval is
+	// the one that ended by now).
+	for _, err := range ownLogs.close() {
+		c.out("pgtrial: warning: " + err.Error())
+	}
+	logErrs := logs.close()
 	end := time.Now()
 	if res != nil && !res.End.IsZero() {
 		end = res.End
 	}
 	measure, writeErr := rec.Stop(end)
 	cpuAtEnd, cpuEndOK := ProcessCPU()
-	logger.flush()
+	runLogger.flush()
 	var reason string
 	var sigAt time.Time
 	if c.Interrupt != nil {
@@ -389,24 +433,22 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		if collector != nil {
 			collector.Stop(context.Background(), end)
 		}
-		dir.Close()
-		finishOnce.Do(func() {})
-		removeRunDir(c.Dir, dirExisted)
+		notStarted()
 		if reason != "" || ctx.Err() != nil {
-			return nil, &NotStartedError{Interrupted: true, Err: context.Cause(ctx)}
+			return nil, &NotStartedError{Interrupted: true, Err: context.Cause(ctx), RunErr: runErr}
 		}
 		var ice *engine.InitialConnectError
 		if errors.As(runErr, &ice) {
 			return nil, &NotStartedError{Err: fmt.Errorf("client %d could not connect: %w\nhint: the server may have too few connections for %d clients (max_connections %s), or be unreachable",
-				ice.Client, ice.Err, c.Clients, c.Target.Settings["max_connections"])}
+				ice.Client, ice.Err, c.Clients, c.Target.Settings["max_connections"]), RunErr: runErr}
 		}
 		if runErr == nil {
-			runErr = errors.New("the run did not start")
+			return nil, &NotStartedError{Err: errors.New("the run did not start")}
 		}
-		return nil, &NotStartedError{Err: runErr}
+		return nil, &NotStartedError{Err: runErr, RunErr: runErr}
 	}
 
-	r := &Result{Run: run, Dir: c.Dir, Err: runErr}
+	r := &Result{Run: run, Dir: c.Dir, Err: runErr, Measure: measure, Engine: res, LogErrors: logErrs}
 	r.Interrupted = reason != "" || (res != nil && res.Interrupted)
 	if r.Interrupted {
 		if reason == "" {
@@ -449,12 +491,17 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	cpuMu.Unlock()
 	if c.AfterRun != nil {
 		for _, e := range c.AfterRun() {
+			if dir == nil {
+				continue
+			}
 			if err := dir.Event(e); err != nil {
 				c.out("pgtrial: warning: " + err.Error())
 			}
 		}
 	}
-	run.Checks = runChecks(run, c.Dir)
+	if dir != nil {
+		run.Checks = runChecks(run, c.Dir)
+	}
 	finish()
 	if finishErr != nil {
 		c.out("pgtrial: warning: " + finishErr.Error())
@@ -462,11 +509,102 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	return r, nil
 }
 
+// eventConfig is the config event's data: everything not in run.json's
+// schema that a rerun needs.
+func (c *Config) eventConfig() map[string]any {
+	config := map[string]any{
+		"random_seed":       strconv.FormatUint(c.Seed.Value, 10),
+		"protocol":          c.Mode.String(),
+		"max_tries":         c.MaxTries,
+		"warmup_s":          c.Warmup.Seconds(),
+		"interval_s":        c.Interval.Seconds(),
+		"reconnect":         c.Pgbench == nil,
+		"per_command":       c.PerCommand,
+		"continue_on_error": c.ContinueOnError,
+	}
+	if len(c.Vars) > 0 {
+		defines := map[string]string{}
+		for _, v := range c.Vars {
+			defines[v.Name] = v.Value
+		}
+		config["variables"] = defines
+	}
+	if len(c.Labels) > 0 {
+		config["labels"] = c.Labels
+	}
+	return config
+}
+
+// engineConfig is the engine's config of the run, without its metrics and
+// hooks (OnStart, OnTx): pgtrial's behaviour (reconnecting clients,
+// messages to Out) or, under Pgbench, pgbench's.
+func (c *Config) engineConfig(programs []*script.Script, names []string, weights []int, pgcfg *pgconn.Config, streams prng.Streams, runLogger *runLog, rec *Recorder) *engine.Config {
+	scale := c.Scale
+	if c.Pgbench == nil && (!NeedsPgbench(c.Scripts) || scale < 1) {
+		scale = 1
+	}
+	cfg := &engine.Config{
+		Program:         script.NewProgram(programs...),
+		ScriptNames:     names,
+		Weights:         weights,
+		Mode:            c.Mode,
+		Conn:            pgcfg,
+		Clients:         c.Clients,
+		Groups:          c.Threads,
+		Transactions:    c.Transactions,
+		MaxTries:        uint32(c.MaxTries),
+		LatencyLimit:    c.LatencyLimit,
+		Rate:            c.Rate,
+		Arrival:         c.Arrival,
+		Overload:        c.Overload,
+		ContinueOnError: c.ContinueOnError,
+		PerCommand:      c.PerCommand,
+		Streams:         streams,
+		Setup:           ClientSetup(c.Vars, scale, streams),
+	}
+	if c.Transactions == 0 {
+		cfg.Duration = c.Warmup + c.Duration
+	}
+	if p := c.Pgbench; p != nil {
+		cfg.ConnectPerTx = p.ConnectPerTx
+		cfg.ExitOnAbort = p.ExitOnAbort
+		cfg.VerboseErrors = p.VerboseErrors
+		cfg.Debug = p.Debug
+		cfg.Log = runLogger
+		if p.Log != nil {
+			cfg.Log = notingLog{Logger: p.Log, rec: rec}
+		}
+		cfg.ConnectError = p.ConnectError
+		cfg.OnNotice = p.OnNotice
+		if cfg.OnNotice == nil {
+			cfg.OnNotice = func(n *pgconn.Notice) { cfg.Log.Info(fmt.Sprintf("%s: %s", n.Severity, n.Message)) }
+		}
+		cfg.Stdout, cfg.Stderr = p.Stdout, p.Stderr
+		if cfg.Stdout == nil {
+			cfg.Stdout = os.Stdout
+		}
+		return cfg
+	}
+	shellOut := c.ShellOut
+	if shellOut == nil {
+		shellOut = os.Stderr
+	}
+	shellOut = &lockedWriter{w: shellOut}
+	cfg.Reconnect = true
+	cfg.Log = runLogger
+	cfg.Stdout, cfg.Stderr = shellOut, shellOut
+	cfg.OnNotice = func(n *pgconn.Notice) {
+		runLogger.Info(fmt.Sprintf("%s: %s", n.Severity, n.Message))
+	}
+	return cfg
+}
+
 // NotStartedError is Run's error when the clients never ran: nothing was
 // measured and the run directory is gone.
 type NotStartedError struct {
-	Interrupted bool // ctx was cancelled (a signal) before the run started
-	Err         error
+	Interrupted bool  // ctx was cancelled (a signal) before the run started
+	Err         error // what went wrong, for pgtrial's messages
+	RunErr      error // the engine's error as it returned it (pgbench's messages); nil when it returned none
 }
 
 func (e *NotStartedError) Error() string {
@@ -494,35 +632,6 @@ func removeRunDir(dir string, existed bool) {
 			os.Remove(filepath.Dir(dir))
 		}
 	}
-}
-
-// openTxLogs opens the per-thread transaction logs, DIR/txlog/pgtrial_log.PID
-// (thread 0) and .PID.T, in pgbench's -l format: the lag column under a
-// rate, the retries column when max tries is not 1, failures by class.
-func (c *Config) openTxLogs(streams prng.Streams) ([]*pgbenchfmt.TxLog, error) {
-	if err := os.MkdirAll(filepath.Join(c.Dir, "txlog"), 0o755); err != nil {
-		return nil, fmt.Errorf("--txlog: %w", err)
-	}
-	opts := &pgbenchfmt.Options{
-		Rate:             c.Rate,
-		MaxTries:         uint32(c.MaxTries),
-		FailuresDetailed: true,
-		LatencyLimit:     int64(c.LatencyLimit / time.Microsecond),
-		ContinueOnError:  c.ContinueOnError,
-	}
-	var logs []*pgbenchfmt.TxLog
-	for t := 0; t < c.Threads; t++ {
-		sample := streams.Threads[t].Sample
-		l, err := pgbenchfmt.OpenTxLog(filepath.Join(c.Dir, "txlog", "pgtrial_log"), os.Getpid(), t, opts, &sample)
-		if err != nil {
-			for _, l := range logs {
-				l.Close()
-			}
-			return nil, fmt.Errorf("--txlog: %w", err)
-		}
-		logs = append(logs, l)
-	}
-	return logs, nil
 }
 
 // lockedWriter serializes writes (\shell output from several clients).
