@@ -11,11 +11,14 @@
 // separate from how it is printed, so a second and third format are a writer
 // each, not a copy of every report.
 //
-// Evidence that was not collected is never shown as 0: its cell is Missing
+// Evidence that was not collected is never shown as 0: its cell is format.Missing
 // ("—") with the reason (Cell.Why), which the writers print under the table.
 package report
 
-import "github.com/pgtrial/pgtrial/internal/results"
+import (
+	"github.com/pgtrial/pgtrial/internal/report/format"
+	"github.com/pgtrial/pgtrial/internal/results"
+)
 
 // A Doc is one report: a title and its blocks, in order.
 type Doc struct {
@@ -54,7 +57,7 @@ type Table struct {
 }
 
 // A Cell is one formatted figure or label. A figure that is missing has
-// Text Missing and Why says why ("pg_stat_statements is not installed in
+// Text format.Missing and Why says why ("pg_stat_statements is not installed in
 // database postgres"); writers list the reasons under the table.
 type Cell struct {
 	Text string
@@ -65,7 +68,7 @@ type Cell struct {
 func Text(s string) Cell { return Cell{Text: s} }
 
 // Absent is a missing figure with its reason.
-func Absent(why string) Cell { return Cell{Text: Missing, Why: why} }
+func Absent(why string) Cell { return Cell{Text: format.Missing, Why: why} }
 
 // AddRow appends a row of plain cells.
 func (t *Table) AddRow(cells ...string) {

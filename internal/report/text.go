@@ -7,6 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
@@ -103,7 +104,7 @@ func missingReasons(t *Table) []string {
 			if i < len(t.Head) {
 				col = t.Head[i] + " "
 			}
-			r := col + Missing + ": " + c.Why
+			r := col + format.Missing + ": " + c.Why
 			if !seen[r] {
 				seen[r] = true
 				out = append(out, r)

@@ -1,4 +1,9 @@
-package report
+// Package format holds the formatters of every figure people read: a
+// millisecond, a rate, a share, a size (IEC units), a duration. Package report
+// renders with them, and so do the live lines of the commands (progress,
+// status), so a figure looks the same everywhere. It imports nothing of
+// pgtrial's but stats.
+package format
 
 import (
 	"fmt"
@@ -10,11 +15,8 @@ import (
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
-// The formatters: every figure people read goes through one of these, so a
-// millisecond, a rate, a share or a size looks the same in every report.
-
 // Missing is what stands for a figure that was not collected. A report that
-// shows it also says why (Cell.Why, Evidence's reasons).
+// shows it also says why (report.Cell.Why, the evidence's reasons).
 const Missing = "—"
 
 // Sig3 is v with three significant digits, never in exponent form and
