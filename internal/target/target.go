@@ -298,8 +298,12 @@ func applyOverrides(s, host, port, user string) string {
 	return strings.TrimSpace(s)
 }
 
-// QuoteValue quotes a key=value connection string value.
+// QuoteValue is a key=value connection string value: as it is when it
+// needs no quotes, else quoted as libpq reads it.
 func QuoteValue(v string) string {
+	if v != "" && !strings.ContainsAny(v, " \t\n\r\v\f'\\") {
+		return v
+	}
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
 }
 
