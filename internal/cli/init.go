@@ -63,7 +63,12 @@ overwrite pgbench tables it did not create unless --force is given.
 
 Steps (-I, pgbench's letters, run in order): d drop tables, t create tables,
 g client-side generate (COPY), G server-side generate, v vacuum, p primary keys,
-f foreign keys. Default: dtgvp.`,
+f foreign keys. Default: dtgvp.
+
+The server: the argument or --url/-d, with -h, -p and -U overriding its parts (-h or
+-p alone name a server, as for pgbench); else the libpq environment when any of PGHOST,
+PGHOSTADDR, PGPORT, PGDATABASE, PGUSER or PGSERVICE is set; else the local cluster
+"default", created and started if needed. The first line says which and why.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

@@ -25,7 +25,7 @@ func TestResolveTargetEnvironment(t *testing.T) {
 	var lines []string
 	out := func(s string) { lines = append(lines, s) }
 	conn, restarter, err := ResolveTarget(context.Background(), spec.Target, out)
-	if err != nil || conn != "host='envhost.invalid' port='6543'" || restarter != nil {
+	if err != nil || conn != "host=envhost.invalid port=6543" || restarter != nil {
 		t.Errorf("no target section: %q, %v, %v", conn, restarter, err)
 	}
 	if len(lines) != 1 || !strings.HasPrefix(lines[0], "pgtrial: target postgres://") ||

@@ -137,12 +137,12 @@ func Resolve(ctx context.Context, r Request) (*Resolved, error) {
 	case r.Given.ConnString != "":
 		return r.server(r.Given.Why, nil, normalize(r.Given.ConnString))
 	case r.Given.Local != "":
-		return r.local(ctx, r.Given.Local, r.Given.Why, nil)
+		return r.local(ctx, r.Given.Local, r.Given.Why, r.Given.Why, nil)
 	}
 	if names, s := fromEnv(r.Env, r.User == ""); len(names) > 0 {
 		return r.server(strings.Join(names, ", "), overrides, applyOverrides(s, "", "", r.User))
 	}
-	return r.local(ctx, localpg.DefaultName, "no target given", overrides)
+	return r.local(ctx, localpg.DefaultName, SourceLocal, "no target given", overrides)
 }
 
 // overrides names the given -h, -p and -U.
@@ -172,12 +172,9 @@ func (r *Request) server(source string, overrides []string, connString string) (
 	return &Resolved{ConnString: connString, Source: source, Display: disp}, nil
 }
 
-// local resolves the local cluster name, starting it when it is not running.
-func (r *Request) local(ctx context.Context, name, why string, overrides []string) (*Resolved, error) {
-	source := SourceLocal
-	if why != "no target given" {
-		source = why
-	}
+// local resolves the local cluster name, chosen by source because of why,
+// starting it when it is not running.
+func (r *Request) local(ctx context.Context, name, source, why string, overrides []string) (*Resolved, error) {
 	c, err := r.Local(name)
 	if err != nil {
 		return nil, fmt.Errorf("the target is the local cluster %q (%s), and it is not usable: %w\n"+
@@ -301,8 +298,12 @@ func applyOverrides(s, host, port, user string) string {
 	return strings.TrimSpace(s)
 }
 
-// QuoteValue quotes a key=value connection string value.
+// QuoteValue is a key=value connection string value: as it is when it
+// needs no quotes, else quoted as libpq reads it.
 func QuoteValue(v string) string {
+	if v != "" && !strings.ContainsAny(v, " \t\n\r\v\f'\\") {
+		return v
+	}
 	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(v) + "'"
 }
 

@@ -9,8 +9,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"github.com/pgtrial/pgtrial/internal/localpg"
 )
+
+// pgconnParse is the database pgx reads from a connection string.
+func pgconnParse(s string) (string, error) {
+	cfg, err := pgconn.ParseConfig(s)
+	if err != nil {
+		return "", err
+	}
+	return cfg.Database, nil
+}
 
 // fakeCluster is a local cluster that starts without a server.
 type fakeCluster struct {
@@ -110,14 +121,14 @@ func TestCommandLineBeatsEnvironment(t *testing.T) {
 		{Request{Arg: "postgres://u@h2/db2?port=5434", Env: e}, "postgres://u@h2/db2?port=5434", "the argument",
 			"pgtrial: target postgres://u@h2:5434/db2 (from the argument)"},
 		// A database name: the rest from the environment, as for psql.
-		{Request{Arg: "bench", User: "me", Env: e}, "dbname='bench' user='me'", "the argument",
+		{Request{Arg: "bench", User: "me", Env: e}, "dbname=bench user=me", "the argument",
 			"pgtrial: target postgres://me@db9:7777/bench (from the argument, with -U)"},
-		{Request{URL: "host=h3 dbname=x", Port: "6000", Env: e}, "host=h3 dbname=x port='6000'", "--url",
+		{Request{URL: "host=h3 dbname=x", Port: "6000", Env: e}, "host=h3 dbname=x port=6000", "--url",
 			"pgtrial: target postgres://" + osUser(t) + "@h3:6000/x (from --url, with -p)"},
 		{Request{URL: "postgres://u@h4:5/db?sslmode=disable", Host: "other", Env: e}, "postgres://u@h4:5/db?host=other&sslmode=disable", "--url",
 			"pgtrial: target postgres://u@other:5/db (from --url, with -h)"},
 		// -h/-p without a connection string select the server.
-		{Request{Host: "/run/pg", Port: "5433", User: "me", Env: e}, "host='/run/pg' port='5433' user='me'", "-h, -p, -U",
+		{Request{Host: "/run/pg", Port: "5433", User: "me", Env: e}, "host=/run/pg port=5433 user=me", "-h, -p, -U",
 			"pgtrial: target postgres://me@%2Frun%2Fpg:5433/ (from -h, -p, -U)"},
 		// The command line beats a configuration's target.
 		{Request{URL: "postgres://u@h5/d", Given: Given{Local: "bench", Why: "the file's target.local"}, Env: e}, "postgres://u@h5/d", "--url",
@@ -168,12 +179,12 @@ func TestEachVariableSelectsEnvironment(t *testing.T) {
 	tests := []struct {
 		name, value, conn string
 	}{
-		{"PGHOST", "db1", "host='db1'"},
-		{"PGHOSTADDR", "10.1.2.3", "host='10.1.2.3'"},
-		{"PGPORT", "5544", "port='5544'"},
-		{"PGDATABASE", "bench", "dbname='bench'"},
-		{"PGUSER", "alice", "user='alice'"},
-		{"PGSERVICE", "svc", "service='svc'"},
+		{"PGHOST", "db1", "host=db1"},
+		{"PGHOSTADDR", "10.1.2.3", "host=10.1.2.3"},
+		{"PGPORT", "5544", "port=5544"},
+		{"PGDATABASE", "bench", "dbname=bench"},
+		{"PGUSER", "alice", "user=alice"},
+		{"PGSERVICE", "svc", "service=svc"},
 	}
 	for _, tt := range tests {
 		if tt.name == "PGSERVICE" {
@@ -204,7 +215,7 @@ func TestEnvironmentCombined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ConnString != "host='127.0.0.1' port='5433' dbname='postgres' user='postgres'" || res.Source != "PGHOST, PGPORT, PGDATABASE, PGUSER" {
+	if res.ConnString != "host=127.0.0.1 port=5433 dbname=postgres user=postgres" || res.Source != "PGHOST, PGPORT, PGDATABASE, PGUSER" {
 		t.Errorf("%+v", res)
 	}
 	if want := "pgtrial: target postgres://postgres@127.0.0.1:5433/postgres (from PGHOST, PGPORT, PGDATABASE, PGUSER)"; len(lines) != 1 || lines[0] != want {
@@ -212,12 +223,12 @@ func TestEnvironmentCombined(t *testing.T) {
 	}
 	// PGHOSTADDR is the address over PGHOST (pgx does not read it).
 	res, _, _, err = resolve(t, Request{Env: env("PGHOST", "name.example", "PGHOSTADDR", "10.0.0.9")})
-	if err != nil || res.ConnString != "host='10.0.0.9'" || res.Source != "PGHOST, PGHOSTADDR" {
+	if err != nil || res.ConnString != "host=10.0.0.9" || res.Source != "PGHOST, PGHOSTADDR" {
 		t.Errorf("PGHOSTADDR: %+v, %v", res, err)
 	}
 	// -U overrides the environment's user.
 	res, lines, _, err = resolve(t, Request{User: "bob", Env: env("PGHOST", "h", "PGUSER", "alice")})
-	if err != nil || res.ConnString != "host='h' user='bob'" || !strings.HasPrefix(lines[0], "pgtrial: target postgres://bob@h:5432/") ||
+	if err != nil || res.ConnString != "host=h user=bob" || !strings.HasPrefix(lines[0], "pgtrial: target postgres://bob@h:5432/") ||
 		!strings.HasSuffix(lines[0], "(from PGHOST, PGUSER, with -U)") {
 		t.Errorf("-U: %+v, %q, %v", res, lines, err)
 	}
@@ -246,7 +257,7 @@ func TestService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ConnString != "service='bench'" || res.Source != "PGHOST, PGPORT, PGSERVICE" || len(fl.opened) != 0 {
+	if res.ConnString != "service=bench" || res.Source != "PGHOST, PGPORT, PGSERVICE" || len(fl.opened) != 0 {
 		t.Errorf("%+v", res)
 	}
 	if want := "pgtrial: target postgres://tester@db.example:6432/benchdb (from PGHOST, PGPORT, PGSERVICE)"; len(lines) != 1 || lines[0] != want {
@@ -334,6 +345,18 @@ func TestDisplay(t *testing.T) {
 		got, err := Display(tt.in)
 		if err != nil || got != tt.want {
 			t.Errorf("Display(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+// TestQuoteValue: a database name with blanks, quotes or backslashes comes
+// back from pgx as it was given.
+func TestQuoteValue(t *testing.T) {
+	clearEnv(t)
+	for _, name := range []string{"bench", "my db", `it's`, `a\b`, "tab\there"} {
+		cfg, err := pgconnParse(normalize(name))
+		if err != nil || cfg != name {
+			t.Errorf("%q: normalized to %q, pgx reads %q, %v", name, normalize(name), cfg, err)
 		}
 	}
 }
