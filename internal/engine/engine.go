@@ -1,6 +1,9 @@
-// Package engine runs pgbench scripts against PostgreSQL: one goroutine and
-// one connection per client, the closed model (each client loops) or the
-// open model (clients take intended start times from a shared schedule),
+// Package engine runs pgbench scripts against PostgreSQL: one connection per
+// client, the clients of a group (pgbench's thread, -j) run as coroutines of
+// one loop that waits in ppoll(2) for all their sockets (runGroup; with
+// Config.NetPoller or off Linux, one goroutine per client), the closed model (each client loops) or
+// the open model (clients take intended start times from their group's
+// schedule),
 // pgbench's protocol modes, pipelines, \gset/\aset, \sleep, \shell,
 // conditionals, retries of serialization failures and deadlocks, and its
 // rules for failing, skipping and aborting. Every transaction is reported to

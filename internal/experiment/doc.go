@@ -1,10 +1,12 @@
 // Package experiment reads and validates experiment files, the input of
 // `pgtrial experiment FILE.yaml`: the target, the workload, the load, the
 // protocol (warm-up, measured window, repeats, interleaving), the variants
-// to compare, injected stalls, SLOs and capacity search. It does not run
-// anything: Load and Parse check the whole file before anything touches the
-// database, and report every problem at once, each with the file, line,
-// column and the key's path, sorted by line:
+// to compare, injected stalls, SLOs and capacity search; and runs them:
+// Execute (and Demo, the demo's fixed plan) makes each run through
+// internal/trial, puts the server's settings back on every way out and writes
+// experiment.json with the analysis. Load and Parse check the whole file
+// before anything touches the database, and report every problem at once,
+// each with the file, line, column and the key's path, sorted by line:
 //
 //	mix.yaml:14:5: variants[1].settings.shared_buffers: ...
 //

@@ -1,7 +1,8 @@
 // Package pgbenchfmt is pgbench's face: its command line (options, validation and the
 // exact messages, in pgbench's order), its help and version text, its built-in script
-// listing, and (later) its report, progress and log formats. What it parses is an
-// Options value that the engine runs.
+// listing, its final report (report.go), progress lines (progress.go) and transaction
+// and aggregate logs (txlog.go), byte for byte pgbench's. What it parses is an
+// Options value that the engine runs (through internal/trial, like every run).
 package pgbenchfmt
 
 import (
