@@ -1,15 +1,15 @@
 // Package engine runs pgbench scripts against PostgreSQL: one connection per
-// client, the clients of a group (pgbench's thread, -j) run as coroutines of
+// client; the clients of a group (pgbench's thread, -j) run as coroutines of
 // one loop that waits in ppoll(2) for all their sockets (runGroup; with
-// Config.NetPoller or off Linux, one goroutine per client), the closed model (each client loops) or
-// the open model (clients take intended start times from their group's
-// schedule),
-// pgbench's protocol modes, pipelines, \gset/\aset, \sleep, \shell,
-// conditionals, retries of serialization failures and deadlocks, and its
-// rules for failing, skipping and aborting. Every transaction is reported to
-// a metrics.Recorder with its response time (from the intended start),
-// service time (from the actual start) and schedule lag, so a stalled server
-// shows in the open model's latency instead of silently lowering the load.
+// Config.NetPoller or off Linux, one goroutine per client); the closed model
+// (each client loops) or the open model (clients take intended start times
+// from their group's schedule), pgbench's protocol modes, pipelines,
+// \gset/\aset, \sleep, \shell, conditionals, retries of serialization
+// failures and deadlocks, and its rules for failing, skipping and aborting.
+// Every transaction is reported to a metrics.Recorder with its response time
+// (from the intended start), service time (from the actual start) and
+// schedule lag, so a stalled server shows in the open model's latency
+// instead of silently lowering the load.
 //
 // Times inside the engine are µs on one monotonic clock that starts when
 // Run is called.
