@@ -5,7 +5,7 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,7 +44,7 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 			"latency counts from the scheduled start) or --closed (each client loops). pgtrial has no default " +
 			"because a closed model's latency understates what users see: by Little's law its mean is clients/tps, " +
 			"and a stalled server lowers the load instead of showing as latency")
-	case changed("rate") && !(o.rate > 0) || o.rate > 1e9:
+	case changed("rate") && !(o.rate > 0):
 		return nil, fmt.Errorf("invalid --rate %v: it must be a positive number of transactions per second", o.rate)
 	}
 	if o.closed {
@@ -54,36 +54,24 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 			}
 		}
 	}
-	switch strings.ToLower(o.arrival) {
-	case "poisson":
-		p.arrival = engine.Poisson
-	case "uniform":
-		p.arrival = engine.Uniform
-	default:
-		return nil, fmt.Errorf("invalid --arrival %q: expecting \"poisson\" or \"uniform\"", o.arrival)
+	var ok bool
+	if p.arrival, ok = engine.ParseArrival(o.arrival); !ok {
+		return nil, fmt.Errorf("invalid --arrival %q: expecting %s", o.arrival, quotedList(engine.ArrivalNames()))
 	}
-	switch strings.ToLower(o.overload) {
-	case "queue":
-		p.overload = engine.Queue
-	case "drop":
-		p.overload = engine.Drop
-	default:
-		return nil, fmt.Errorf("invalid --overload %q: expecting \"queue\" or \"drop\"", o.overload)
+	if p.overload, ok = engine.ParseOverload(o.overload); !ok {
+		return nil, fmt.Errorf("invalid --overload %q: expecting %s", o.overload, quotedList(engine.OverloadNames()))
 	}
-	if o.clients < 1 {
-		return nil, fmt.Errorf("invalid --clients %d: at least 1 client is needed", o.clients)
+	// The load's rules are engine.Load's, shared with the experiment file.
+	load := engine.Load{Clients: o.clients, Threads: o.threads, Rate: o.rate, Arrival: p.arrival, Overload: p.overload, LatencyLimit: o.latencyLimit.d}
+	if errs := load.Validate(); len(errs) > 0 {
+		var fe *engine.FieldError
+		if errors.As(errs[0], &fe) {
+			return nil, fmt.Errorf("invalid %s %s: %s", fe.Flag(), fe.Value, fe.Rule)
+		}
+		return nil, errs[0]
 	}
-	if o.threads < 0 {
-		return nil, fmt.Errorf("invalid --threads %d: give at least 1, or 0 for one per CPU", o.threads)
-	}
-	p.threads = o.threads
-	if p.threads == 0 {
-		// One thread per CPU at most: a single thread polling every client
-		// would cap the load generator at one core.
-		p.threads = min(o.clients, runtime.NumCPU())
-	}
-	if p.threads > o.clients {
-		p.threads = o.clients
+	p.threads = load.Groups()
+	if o.threads > o.clients {
 		p.warnings = append(p.warnings, fmt.Sprintf("--threads %d is more than --clients %d; using %d threads", o.threads, o.clients, p.threads))
 	}
 	if changed("duration") && changed("transactions") {
@@ -117,14 +105,11 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 	}
 	p.mode = mode
 	for _, d := range o.defines {
-		name, value, ok := strings.Cut(d, "=")
-		if !ok {
-			return nil, fmt.Errorf("invalid -D %q: expecting NAME=VALUE", d)
+		def, err := script.ParseDefine(d)
+		if err != nil {
+			return nil, err
 		}
-		if !script.ValidVarName(name) {
-			return nil, fmt.Errorf("invalid -D %q: %q is not a valid variable name (letters, digits, '_'; not starting with a digit)", d, name)
-		}
-		p.vars = append(p.vars, [2]string{name, value})
+		p.vars = append(p.vars, [2]string{def.Name, def.Value})
 	}
 	if o.seed == "" || o.seed == "time" {
 		p.seed = prng.TimeSeed()
@@ -149,8 +134,8 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 		total += int64(rs.Weight)
 		p.scripts = append(p.scripts, rs)
 	}
-	if len(p.scripts) > 128 {
-		return nil, errors.New("at most 128 scripts are allowed")
+	if len(p.scripts) > engine.MaxScripts {
+		return nil, fmt.Errorf("at most %d scripts are allowed", engine.MaxScripts)
 	}
 	if total == 0 {
 		return nil, errors.New("the scripts' weights add up to 0: give at least one script a positive @WEIGHT")
@@ -161,4 +146,16 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// quotedList is `"a" or "b"`, `"a", "b" or "c"`.
+func quotedList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
