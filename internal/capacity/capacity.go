@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pgtrial/pgtrial/internal/report/format"
 )
 
 // Prober runs measurements. Implementations run real load; tests use fakes.
@@ -134,9 +137,9 @@ type Result struct {
 	Stopped string `json:"stopped"` // one of the Stop… constants
 }
 
-// normalized fills the defaults and maps negative values to zero (see
-// Config). It does not check anything.
-func (c Config) normalized() Config {
+// Normalized is c with its defaults filled in and negative values mapped to
+// zero (see Config). It does not check anything.
+func (c Config) Normalized() Config {
 	if c.Quantile == 0 {
 		c.Quantile = DefaultQuantile
 	}
@@ -219,7 +222,7 @@ func (c Config) validate() error {
 // ("p99 73 ms > 50 ms; lag grows; achieved 912 of 1000 tx/s"); for a pass it
 // is the quantile against the limit ("p99 41 ms ≤ 50 ms").
 func (c Config) Judge(pr Probe) (bool, string) {
-	c = c.normalized()
+	c = c.Normalized()
 	if pr.Kind == KindClosed {
 		return false, "closed model: not judged against the SLO (its latency counts from the actual start)"
 	}
@@ -236,10 +239,10 @@ func (c Config) Judge(pr Probe) (bool, string) {
 		tol = math.Max(tol, 3/math.Sqrt(e)) // 3√E / E
 	}
 	if need := (1 - tol) * pr.Rate; !(pr.Achieved >= need) {
-		why = append(why, fmt.Sprintf("achieved %s of %s tx/s", fmtRate(pr.Achieved), fmtRate(pr.Rate)))
+		why = append(why, fmt.Sprintf("achieved %s of %s tx/s", format.Sig3(pr.Achieved), format.Sig3(pr.Rate)))
 	}
 	if lost := pr.SkippedShare + pr.FailedShare; !(lost <= c.MaxFailedShare) {
-		why = append(why, fmt.Sprintf("skipped %s + failed %s > %s", fmtPct(pr.SkippedShare), fmtPct(pr.FailedShare), fmtPct(c.MaxFailedShare)))
+		why = append(why, fmt.Sprintf("skipped %s + failed %s > %s", format.Pct(pr.SkippedShare), format.Pct(pr.FailedShare), format.Pct(c.MaxFailedShare)))
 	}
 	if len(why) > 0 {
 		return false, strings.Join(why, "; ")
@@ -254,63 +257,51 @@ func (c Config) quantileVsLimit(q time.Duration) string {
 	if q > c.Limit {
 		op = ">"
 	}
-	a, b := fmtDur(q), fmtDur(c.Limit)
+	a, b := format.Duration(q), format.Duration(c.Limit)
 	if a == b && q != c.Limit {
 		a, b = q.String(), c.Limit.String()
 	}
-	return fmt.Sprintf("%s %s %s %s", quantileName(c.Quantile), a, op, b)
+	return fmt.Sprintf("%s %s %s %s", QuantileName(c.Quantile), a, op, b)
 }
 
-// quantileName is "p99" for 0.99, "p99.9" for 0.999, "p50" for 0.5.
-func quantileName(q float64) string {
-	return "p" + trimZeros(fmt.Sprintf("%.4f", 100*q))
+// QuantileName is "p99" for 0.99, "p99.9" for 0.999, "p50" for 0.5: the
+// per cent with up to four decimals, without trailing zeros.
+func QuantileName(q float64) string {
+	return "p" + strconv.FormatFloat(math.Round(100*q*1e4)/1e4, 'f', -1, 64)
 }
 
-// fmtDur prints a duration with three significant digits in the largest
-// unit that keeps it ≥ 1: "41.2 ms", "850 µs", "1.25 s".
-func fmtDur(d time.Duration) string {
+// Conclusion is the search's answer in one line, naming the runs that
+// bracket it: "capacity: 1234 tx/s (p99 41 ms ≤ 50 ms, run DIR); at
+// 1300 tx/s p99 73 ms > 50 ms (run DIR)". Rates have three significant
+// digits (format.Sig3).
+func Conclusion(r *Result) string {
+	c := r.Config.Normalized()
+	var b strings.Builder
+	b.WriteString("capacity")
+	if r.Stopped == StopCanceled || r.Stopped == StopError {
+		fmt.Fprintf(&b, " so far (search ended early: %s)", r.Stopped)
+	}
+	b.WriteString(": ")
 	switch {
-	case d >= time.Second:
-		return sig3(d.Seconds()) + " s"
-	case d >= time.Millisecond:
-		return sig3(float64(d)/float64(time.Millisecond)) + " ms"
+	case r.Pass != nil:
+		fmt.Fprintf(&b, "%s tx/s (%s, %s)", format.Sig3(r.Rate), c.quantileVsLimit(r.Pass.Probe.Quantile), runRef(r.Pass))
+		if r.Fail != nil {
+			fmt.Fprintf(&b, "; at %s tx/s %s (%s)", format.Sig3(r.Fail.Probe.Rate), r.Fail.Why, runRef(r.Fail))
+		} else if r.Stopped == StopAtCeiling {
+			b.WriteString(", the closed-model ceiling; no higher rate is tried (more needs more clients)")
+		}
+	case r.Fail != nil:
+		fmt.Fprintf(&b, "none found: the lowest rate tried, %s tx/s, misses the SLO: %s (%s)", format.Sig3(r.Fail.Probe.Rate), r.Fail.Why, runRef(r.Fail))
 	default:
-		return sig3(float64(d)/float64(time.Microsecond)) + " µs"
+		b.WriteString("none found: no open-model run was made")
 	}
+	return b.String()
 }
 
-// fmtRate prints tx/s with three significant digits (whole numbers from
-// 100 up): "1234", "57.5", "1.88".
-func fmtRate(r float64) string { return sig3(r) }
-
-// fmtPct prints a share (0–1) as a percentage: 0.012 → "1.2 %".
-func fmtPct(share float64) string { return sig3(100*share) + " %" }
-
-// sig3 prints v with three significant digits but never in exponent form
-// and without trailing zeros: 1234 → "1234", 41.25 → "41.2", 50 → "50".
-func sig3(v float64) string {
-	a := math.Abs(v)
-	switch {
-	case math.IsNaN(v) || math.IsInf(v, 0):
-		return fmt.Sprint(v)
-	case a >= 100 || a == 0:
-		return fmt.Sprintf("%.0f", v)
-	case a >= 10:
-		return trimZeros(fmt.Sprintf("%.1f", v))
-	case a >= 1:
-		return trimZeros(fmt.Sprintf("%.2f", v))
-	default:
-		// 0.0123 → "0.0123": digits after the point = 2 − ⌊log10 a⌋.
-		digits := min(2-int(math.Floor(math.Log10(a))), 9)
-		return trimZeros(fmt.Sprintf("%.*f", digits, v))
+// runRef names a step's run: "run DIR", or "run #N" without a directory.
+func runRef(st *Step) string {
+	if st.Probe.Dir != "" {
+		return "run " + st.Probe.Dir
 	}
-}
-
-// trimZeros removes trailing zeros after a decimal point, and the point.
-func trimZeros(s string) string {
-	if !strings.Contains(s, ".") {
-		return s
-	}
-	s = strings.TrimRight(s, "0")
-	return strings.TrimSuffix(s, ".")
+	return "run #" + strconv.Itoa(st.N)
 }

@@ -6,87 +6,55 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/pgtrial/pgtrial/internal/report/format"
 )
-
-// Table is the open-model runs of r as text cells, a header row first and
-// then one row per Step in the order run. The "bracket" column marks the
-// run at the capacity and the lowest failing run above it; "why" is filled
-// for failures only.
-func Table(r *Result) [][]string {
-	q := quantileName(r.Config.normalized().Quantile)
-	rows := [][]string{{"run", "phase", "target tx/s", "of ceiling", "achieved tx/s", q, "lag", "skipped+failed", "result", "bracket", "dir", "why"}}
-	for _, st := range r.Steps {
-		pr := st.Probe
-		lag, result, why := "steady", "pass", ""
-		if pr.LagGrowing {
-			lag = "grows"
-		}
-		if !st.Pass {
-			result, why = "FAIL", st.Why
-		}
-		bracket := ""
-		switch {
-		case r.Pass != nil && st.N == r.Pass.N:
-			bracket = "capacity"
-		case r.Fail != nil && st.N == r.Fail.N:
-			bracket = "lowest miss"
-		}
-		rows = append(rows, []string{
-			strconv.Itoa(st.N), st.Phase, fmtRate(pr.Rate), fmtPct(st.Fraction), fmtRate(pr.Achieved),
-			fmtDur(pr.Quantile), lag, fmtPct(pr.SkippedShare + pr.FailedShare), result, bracket, pr.Dir, why,
-		})
-	}
-	return rows
-}
-
-// Conclusion is the search's answer in one line, naming the runs that
-// bracket it: "capacity: 1234 tx/s (p99 41 ms ≤ 50 ms, run DIR); at
-// 1300 tx/s p99 73 ms > 50 ms (run DIR)".
-func Conclusion(r *Result) string {
-	c := r.Config.normalized()
-	var b strings.Builder
-	b.WriteString("capacity")
-	if r.Stopped == StopCanceled || r.Stopped == StopError {
-		fmt.Fprintf(&b, " so far (search ended early: %s)", r.Stopped)
-	}
-	b.WriteString(": ")
-	switch {
-	case r.Pass != nil:
-		fmt.Fprintf(&b, "%s tx/s (%s, %s)", fmtRate(r.Rate), c.quantileVsLimit(r.Pass.Probe.Quantile), runRef(r.Pass))
-		if r.Fail != nil {
-			fmt.Fprintf(&b, "; at %s tx/s %s (%s)", fmtRate(r.Fail.Probe.Rate), r.Fail.Why, runRef(r.Fail))
-		} else if r.Stopped == StopAtCeiling {
-			b.WriteString(", the closed-model ceiling; no higher rate is tried (more needs more clients)")
-		}
-	case r.Fail != nil:
-		fmt.Fprintf(&b, "none found: the lowest rate tried, %s tx/s, misses the SLO: %s (%s)", fmtRate(r.Fail.Probe.Rate), r.Fail.Why, runRef(r.Fail))
-	default:
-		b.WriteString("none found: no open-model run was made")
-	}
-	return b.String()
-}
 
 // Write prints r as a text report: the SLO, the ceiling runs, every
 // open-model step, the conclusion and why the search ended.
+//
+// Deprecated: the renderer is report.Capacity (report.CapacityBlocks in a
+// larger report). Write stays only until the experiment summary
+// (internal/experiment/report.go) is built by package report; delete this
+// file then.
 func Write(w io.Writer, r *Result) error {
-	c := r.Config.normalized()
+	c := r.Config.Normalized()
 	var b strings.Builder
 	fmt.Fprintf(&b, "capacity search: SLO %s ≤ %s from the intended start, lag not growing, achieved ≥ %s of the target, skipped + failed ≤ %s\n",
-		quantileName(c.Quantile), fmtDur(c.Limit), fmtPct(1-c.AchievedTolerance), fmtPct(c.MaxFailedShare))
+		QuantileName(c.Quantile), format.Duration(c.Limit), format.Pct(1-c.AchievedTolerance), format.Pct(c.MaxFailedShare))
 
 	fmt.Fprintf(&b, "\nclosed-model ceiling: %s tx/s, median of %d runs (not judged: closed-model latency counts from the actual start)\n",
-		fmtRate(r.Ceiling), len(r.CeilingRuns))
+		format.Sig3(r.Ceiling), len(r.CeilingRuns))
 	if len(r.CeilingRuns) > 0 {
 		rows := [][]string{{"run", "achieved tx/s", "skipped+failed", "dir"}}
 		for i, pr := range r.CeilingRuns {
-			rows = append(rows, []string{strconv.Itoa(i + 1), fmtRate(pr.Achieved), fmtPct(pr.SkippedShare + pr.FailedShare), pr.Dir})
+			rows = append(rows, []string{strconv.Itoa(i + 1), format.Sig3(pr.Achieved), format.Pct(pr.SkippedShare + pr.FailedShare), pr.Dir})
 		}
 		writeTable(&b, rows)
 	}
-
 	if len(r.Steps) > 0 {
 		b.WriteString("\nopen-model steps:\n")
-		writeTable(&b, Table(r))
+		rows := [][]string{{"run", "phase", "target tx/s", "of ceiling", "achieved tx/s", QuantileName(c.Quantile), "lag", "skipped+failed", "result", "bracket", "dir", "why"}}
+		for _, st := range r.Steps {
+			pr := st.Probe
+			lag, result, why := "steady", "pass", ""
+			if pr.LagGrowing {
+				lag = "grows"
+			}
+			if !st.Pass {
+				result, why = "FAIL", st.Why
+			}
+			bracket := ""
+			switch {
+			case r.Pass != nil && st.N == r.Pass.N:
+				bracket = "capacity"
+			case r.Fail != nil && st.N == r.Fail.N:
+				bracket = "lowest miss"
+			}
+			rows = append(rows, []string{strconv.Itoa(st.N), st.Phase, format.Sig3(pr.Rate), format.Pct(st.Fraction), format.Sig3(pr.Achieved),
+				format.Duration(pr.Quantile), lag, format.Pct(pr.SkippedShare + pr.FailedShare), result, bracket, pr.Dir, why})
+		}
+		writeTable(&b, rows)
 	}
 
 	b.WriteString("\n" + Conclusion(r) + "\n")
@@ -97,7 +65,7 @@ func Write(w io.Writer, r *Result) error {
 		if (hi-lo)/lo > c.Precision {
 			op = ">"
 		}
-		fmt.Fprintf(&b, ": bracket (%s − %s)/%s = %s %s precision %s", fmtRate(hi), fmtRate(lo), fmtRate(lo), fmtPct((hi-lo)/lo), op, fmtPct(c.Precision))
+		fmt.Fprintf(&b, ": bracket (%s − %s)/%s = %s %s precision %s", format.Sig3(hi), format.Sig3(lo), format.Sig3(lo), format.Pct((hi-lo)/lo), op, format.Pct(c.Precision))
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(w, b.String())
@@ -116,12 +84,4 @@ func writeTable(b *strings.Builder, rows [][]string) {
 	for line := range strings.Lines(t.String()) {
 		b.WriteString(strings.TrimRight(line, " \n") + "\n")
 	}
-}
-
-// runRef names a step's run: "run DIR", or "run #N" without a directory.
-func runRef(st *Step) string {
-	if st.Probe.Dir != "" {
-		return "run " + st.Probe.Dir
-	}
-	return "run #" + strconv.Itoa(st.N)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
@@ -18,7 +19,7 @@ func Search(ctx context.Context, p Prober, cfg Config) (*Result, error) {
 	if p == nil {
 		return nil, errors.New("capacity search: no prober")
 	}
-	c := cfg.normalized()
+	c := cfg.Normalized()
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
@@ -135,7 +136,7 @@ func (s *searcher) closed(ctx context.Context, i int) error {
 
 // open makes one open-model run at rate, records it and moves the bracket.
 func (s *searcher) open(ctx context.Context, phase string, rate float64) (Step, error) {
-	what := fmt.Sprintf("%s step at %s tx/s (%s of the ceiling)", phase, fmtRate(rate), fmtPct(rate/s.res.Ceiling))
+	what := fmt.Sprintf("%s step at %s tx/s (%s of the ceiling)", phase, format.Sig3(rate), format.Pct(rate/s.res.Ceiling))
 	if err := s.before(ctx, what); err != nil {
 		return Step{}, err
 	}

@@ -375,7 +375,7 @@ func TestSearchProberError(t *testing.T) {
 	}{
 		{"in a ceiling run", 2, 1, 0, 0, "run 2, ceiling run 2 of 3 (closed model): boom"},
 		{"in a fraction", 5, 3, 1, 300, "run 5, fraction step at 600 tx/s (60 % of the ceiling): boom"},
-		{"in a bisection", 8, 3, 4, 750, "run 8, bisect step at 825 tx/s (82.5 % of the ceiling): boom"},
+		{"in a bisection", 8, 3, 4, 750, "run 8, bisect step at 825 tx/s (82 % of the ceiling): boom"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -431,12 +431,12 @@ func TestSearchConfig(t *testing.T) {
 		t.Errorf("runs made with a bad config: %v", f.ns)
 	}
 
-	c := Config{Limit: time.Second}.normalized()
+	c := Config{Limit: time.Second}.Normalized()
 	if c.Quantile != 0.99 || !slices.Equal(c.Fractions, []float64{0.3, 0.6, 0.9}) || c.CeilingRepeats != 3 || c.Precision != 0.05 ||
 		c.MaxSteps != 8 || c.MinRate != 1 || c.MaxFailedShare != 0.01 || c.AchievedTolerance != 0.05 {
 		t.Errorf("defaults %+v", c)
 	}
-	c = Config{Limit: time.Second, MaxSteps: -2, Precision: -1, MaxFailedShare: -1, AchievedTolerance: -0.1}.normalized()
+	c = Config{Limit: time.Second, MaxSteps: -2, Precision: -1, MaxFailedShare: -1, AchievedTolerance: -0.1}.Normalized()
 	if c.MaxSteps != 0 || c.Precision != 0 || c.MaxFailedShare != 0 || c.AchievedTolerance != 0 {
 		t.Errorf("negatives %+v", c)
 	}

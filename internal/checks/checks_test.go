@@ -124,7 +124,7 @@ func TestRunChecksItems(t *testing.T) {
 		words  []string // substrings of the message
 	}{
 		// warmup
-		{"warmup steady", ItemWarmup, nil, Pass, nil, []string{"warm-up of 30s discarded", "steady"}},
+		{"warmup steady", ItemWarmup, nil, Pass, nil, []string{"warm-up of 30 s discarded", "steady"}},
 		{"warmup none", ItemWarmup, func(f *fixture) {
 			f.run.Phases = f.run.Phases[1:]
 			f.events = f.events[1:]
@@ -154,10 +154,10 @@ func TestRunChecksItems(t *testing.T) {
 		}, Pass, 30.0, []string{"10 measured intervals are too few"}},
 		{"warmup from events and timeline only", ItemWarmup, func(f *fixture) {
 			f.run.Phases, f.run.Summary = nil, nil // a run that crashed: run.json of the start
-		}, Pass, nil, []string{"warm-up of 30s discarded"}},
+		}, Pass, nil, []string{"warm-up of 30 s discarded"}},
 
 		// checkpoint_in_window
-		{"checkpoint observed", ItemCheckpoint, nil, Pass, 1, []string{"1 checkpoint completed in the 2m0s measured window"}},
+		{"checkpoint observed", ItemCheckpoint, nil, Pass, 1, []string{"1 checkpoint completed in the 120 s measured window"}},
 		{"checkpoint counters event", ItemCheckpoint, func(f *fixture) {
 			f.noCheckpoints()
 			f.events = append(f.events, results.Event{Time: at(100), Kind: results.EventCheckpoint, Data: map[string]any{"checkpoints": 2.0, "source": "counters"}})
@@ -167,7 +167,7 @@ func TestRunChecksItems(t *testing.T) {
 		{"checkpoint none, short window", ItemCheckpoint, func(f *fixture) {
 			f.noCheckpoints()
 			f.run.Server.Settings["checkpoint_timeout"] = "5min"
-		}, Warn, 0, []string{"checkpoint_timeout = 5min", "10m0s"}},
+		}, Warn, 0, []string{"checkpoint_timeout = 5min", "10 min"}},
 		{"checkpoint only in the warm-up", ItemCheckpoint, func(f *fixture) {
 			f.noCheckpoints()
 			f.events = append(f.events, results.Event{Time: at(20), Kind: results.EventCheckpoint})
@@ -179,7 +179,7 @@ func TestRunChecksItems(t *testing.T) {
 			f.events = append(f.events,
 				results.Event{Time: at(59), Kind: results.EventCheckpointStart, Data: map[string]any{"kind": "timed", "checkpoints": 1.0, "from": at(58).Format(time.RFC3339Nano)}},
 				results.Event{Time: at(155), Kind: results.EventCheckpoint, Data: map[string]any{"kind": "timed", "checkpoint_time": at(58).Format(time.RFC3339)}})
-		}, Pass, 1, []string{"a checkpoint ran in the 2m0s measured window (started at 28 s, completed after the window)"}},
+		}, Pass, 1, []string{"a checkpoint ran in the 120 s measured window (started at 28 s, completed after the window)"}},
 		{"checkpoint started in the window, never completed", ItemCheckpoint, func(f *fixture) {
 			f.noCheckpoints()
 			f.run.Server.Settings["checkpoint_timeout"] = "5min"

@@ -132,8 +132,8 @@ func testRunDirWhole(t *testing.T, dir string) {
 			t.Errorf("%s: message %q lacks %q", name, c.Message, words)
 		}
 	}
-	check(ItemWarmup, nil, "warm-up of 10s discarded; the measured window is steady")
-	check(ItemCheckpoint, 1, "1 checkpoint completed in the 30s measured window")
+	check(ItemWarmup, nil, "warm-up of 10 s discarded; the measured window is steady")
+	check(ItemCheckpoint, 1, "1 checkpoint completed in the 30 s measured window")
 	check(ItemClientCPU, 0.25, "pgtrial used 0.25 CPU (25 % of its 1 thread, 12 % of the 2 CPUs")
 	check(ItemAutovacuum, int64(1), "pgbench_accounts (1 analyze)")
 	check(ItemDataVsMemory, int64(30<<20), "fits in shared_buffers")
@@ -190,7 +190,7 @@ func testRunDirDamaged(t *testing.T, template string) {
 		}
 		// The window still comes from run.json's phases; checkpoints and
 		// autovacuum are unknown without events or evidence.
-		if c, _ := find(list, ItemCheckpoint); c.Status != Warn || !strings.Contains(c.Message, "30s measured window") {
+		if c, _ := find(list, ItemCheckpoint); c.Status != Warn || !strings.Contains(c.Message, "30 s measured window") {
 			t.Errorf("checkpoint: %+v", c)
 		}
 		if c, _ := find(list, ItemClientCPU); c.Status != Warn {

@@ -198,6 +198,11 @@ func Worst(list []results.Check) string {
 
 // Text is the checklist as printed in a summary: one line per item,
 // "  warn  checkpoint_in_window  no checkpoint in …".
+//
+// Deprecated: the renderer is package report (a report.Checklist block,
+// report.ChecklistText). Text stays only for the summaries not yet built by
+// report (internal/experiment's report.go and demo.go, internal/cli's
+// runout.go); delete it when they are.
 func Text(list []results.Check) string {
 	width := 0
 	for _, c := range list {

@@ -97,12 +97,4 @@ func TestUnits(t *testing.T) {
 			t.Errorf("parseDuration(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
-	for _, tc := range []struct {
-		b    int64
-		want string
-	}{{100, "100 B"}, {128 << 20, "128 MiB"}, {1129 << 20, "1.1 GiB"}, {16 << 30, "16 GiB"}} {
-		if got := fmtBytes(tc.b); got != tc.want {
-			t.Errorf("fmtBytes(%d) = %q, want %q", tc.b, got, tc.want)
-		}
-	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
@@ -64,11 +65,11 @@ func (in *input) warmup() results.Check {
 				departure = max(departure, math.Abs(rel))
 				switch {
 				case math.Abs(rel) <= steadyTolerance:
-					fine = append(fine, fmt.Sprintf("%s: the first %d intervals differ by %s from the rest", s.name, cut, signedPct(rel)))
+					fine = append(fine, fmt.Sprintf("%s: the first %d intervals differ by %s from the rest", s.name, cut, format.SignedPct(rel)))
 				case !st.Steady:
-					problems = append(problems, fmt.Sprintf("%s has no steady state (MSER-5 would cut %d of %d intervals; they differ by %s from the rest)", s.name, cut, len(s.y), signedPct(rel)))
+					problems = append(problems, fmt.Sprintf("%s has no steady state (MSER-5 would cut %d of %d intervals; they differ by %s from the rest)", s.name, cut, len(s.y), format.SignedPct(rel)))
 				default:
-					problems = append(problems, fmt.Sprintf("%s of the first %d intervals differs by %s from the rest (MSER-5)", s.name, cut, signedPct(rel)))
+					problems = append(problems, fmt.Sprintf("%s of the first %d intervals differs by %s from the rest (MSER-5)", s.name, cut, format.SignedPct(rel)))
 				}
 			}
 		} else if ok {
@@ -78,9 +79,9 @@ func (in *input) warmup() results.Check {
 			dr := f.Drift
 			if f.P < trendAlpha && math.Abs(dr) > driftTolerance {
 				departure = max(departure, math.Abs(dr))
-				problems = append(problems, fmt.Sprintf("%s drifts %s across the window (R² %.2f, %s, %d intervals)", s.name, signedPct(dr), f.R2, fmtP(f.P), f.N))
+				problems = append(problems, fmt.Sprintf("%s drifts %s across the window (R² %.2f, %s, %d intervals)", s.name, format.SignedPct(dr), f.R2, fmtP(f.P), f.N))
 			} else {
-				fine = append(fine, fmt.Sprintf("%s drift %s (%s)", s.name, signedPct(dr), fmtP(f.P)))
+				fine = append(fine, fmt.Sprintf("%s drift %s (%s)", s.name, format.SignedPct(dr), fmtP(f.P)))
 			}
 		}
 	}
@@ -100,10 +101,10 @@ func (in *input) warmup() results.Check {
 	case len(problems) > 0:
 		c.Status = Warn
 		fmt.Fprintf(&b, "warm-up of %s discarded, but the measured window is not steady: %s; lengthen the warm-up (or the window) until it is, or report the run as drifting",
-			fmtSeconds(w.warmup), strings.Join(problems, "; "))
+			format.Seconds(w.warmup), strings.Join(problems, "; "))
 	default:
 		c.Status = Pass
-		fmt.Fprintf(&b, "warm-up of %s discarded", fmtSeconds(w.warmup))
+		fmt.Fprintf(&b, "warm-up of %s discarded", format.Seconds(w.warmup))
 		switch {
 		case tested:
 			fmt.Fprintf(&b, "; the measured window is steady (%s)", strings.Join(fine, "; "))
@@ -199,26 +200,26 @@ func (in *input) checkpointInWindow() results.Check {
 	switch {
 	case n > 0:
 		c.Status = Pass
-		c.Message = fmt.Sprintf("%d checkpoint%s completed in the %s measured window: its I/O is part of the figures", n, plural(n), fmtSeconds(w.seconds))
+		c.Message = fmt.Sprintf("%d checkpoint%s completed in the %s measured window: its I/O is part of the figures", n, plural(n), format.Seconds(w.seconds))
 		if len(running) > 0 {
 			c.Message += fmt.Sprintf("; %d more ran in it (%s)", len(running), strings.Join(when, "; "))
 		}
 	case len(running) > 0:
 		c.Status = Pass
-		c.Message = fmt.Sprintf("a checkpoint ran in the %s measured window (%s): its I/O is part of the figures", fmtSeconds(w.seconds), strings.Join(when, "; "))
+		c.Message = fmt.Sprintf("a checkpoint ran in the %s measured window (%s): its I/O is part of the figures", format.Seconds(w.seconds), strings.Join(when, "; "))
 	case !(w.seconds > 0):
 		c.Status = Warn
 		c.Message = "the measured window is unknown (no phases or timeline), so whether it covers a checkpoint is too"
 	case timeout > 0 && w.seconds >= 2*timeout.Seconds():
 		c.Status = Pass
-		c.Message = fmt.Sprintf("no checkpoint seen (%s), but the %s window lasts at least 2 × checkpoint_timeout (%s)", why, fmtSeconds(w.seconds), tset)
+		c.Message = fmt.Sprintf("no checkpoint seen (%s), but the %s window lasts at least 2 × checkpoint_timeout (%s)", why, format.Seconds(w.seconds), tset)
 	case timeout > 0:
 		c.Status = Warn
 		c.Message = fmt.Sprintf("no checkpoint in the %s measured window (%s; checkpoint_timeout = %s): the figures leave out checkpoint I/O; measure at least 2 × checkpoint_timeout = %s, or lower checkpoint_timeout for the test",
-			fmtSeconds(w.seconds), why, tset, fmtSeconds(2*timeout.Seconds()))
+			format.Seconds(w.seconds), why, tset, format.Seconds(2*timeout.Seconds()))
 	default:
 		c.Status = Warn
-		c.Message = fmt.Sprintf("no checkpoint in the %s measured window (%s) and checkpoint_timeout is unknown: the figures may leave out checkpoint I/O; measure at least 2 × checkpoint_timeout", fmtSeconds(w.seconds), why)
+		c.Message = fmt.Sprintf("no checkpoint in the %s measured window (%s) and checkpoint_timeout is unknown: the figures may leave out checkpoint I/O; measure at least 2 × checkpoint_timeout", format.Seconds(w.seconds), why)
 	}
 	return c
 }
@@ -304,16 +305,16 @@ func (in *input) skippedDropped() results.Check {
 	c.Value = x
 	failed := ""
 	if t.failed > 0 {
-		failed = fmt.Sprintf("; failed %s (also left out of the latency)", pct(float64(t.failed)/float64(scheduled)))
+		failed = fmt.Sprintf("; failed %s (also left out of the latency)", format.Pct(float64(t.failed)/float64(scheduled)))
 	}
-	counts := fmt.Sprintf("skipped %d, dropped %d of %d scheduled = %s%s", t.skipped, t.dropped, scheduled, pct(x), failed)
+	counts := fmt.Sprintf("skipped %d, dropped %d of %d scheduled = %s%s", t.skipped, t.dropped, scheduled, format.Pct(x), failed)
 	switch {
 	case x > excludedFail:
 		c.Status = Fail
-		c.Message = fmt.Sprintf("%s: the latency percentiles leave out more than %s of the load offered and describe the transactions that ran, not the schedule; lower the rate or raise --latency-limit", counts, pct(excludedFail))
+		c.Message = fmt.Sprintf("%s: the latency percentiles leave out more than %s of the load offered and describe the transactions that ran, not the schedule; lower the rate or raise --latency-limit", counts, format.Pct(excludedFail))
 	case x > excludedWarn:
 		c.Status = Warn
-		c.Message = fmt.Sprintf("%s (above %s): print this share with every latency figure; the server is near or past its capacity at this rate", counts, pct(excludedWarn))
+		c.Message = fmt.Sprintf("%s (above %s): print this share with every latency figure; the server is near or past its capacity at this rate", counts, format.Pct(excludedWarn))
 	default:
 		c.Status = Pass
 		c.Message = counts + ", printed with the latency figures"
@@ -360,16 +361,16 @@ func (in *input) dataVsMemory() results.Check {
 		c.Message = strings.Join(unknown, " and ") + " unknown (run with the server collector): the result cannot say whether it measured memory or the disk"
 	case data <= sb:
 		c.Status = Pass
-		c.Message = fmt.Sprintf("data %s fits in shared_buffers %s (%.2g×): a memory benchmark; reads never reach the operating system", fmtBytes(data), fmtBytes(sb), float64(data)/float64(sb))
+		c.Message = fmt.Sprintf("data %s fits in shared_buffers %s (%.2g×): a memory benchmark; reads never reach the operating system", format.Bytes(data), format.Bytes(sb), float64(data)/float64(sb))
 	case ram <= 0:
 		c.Status = Warn
-		c.Message = fmt.Sprintf("data %s = %.2g × shared_buffers %s, and the server's RAM is unknown: reads come from the page cache or the disk, which one cannot be told", fmtBytes(data), float64(data)/float64(sb), fmtBytes(sb))
+		c.Message = fmt.Sprintf("data %s = %.2g × shared_buffers %s, and the server's RAM is unknown: reads come from the page cache or the disk, which one cannot be told", format.Bytes(data), float64(data)/float64(sb), format.Bytes(sb))
 	case data <= ram:
 		c.Status = Pass
-		c.Message = fmt.Sprintf("data %s = %.2g × shared_buffers %s but %.2g × RAM %s: reads come from the page cache, not the disk (not a disk benchmark)", fmtBytes(data), float64(data)/float64(sb), fmtBytes(sb), float64(data)/float64(ram), fmtBytes(ram))
+		c.Message = fmt.Sprintf("data %s = %.2g × shared_buffers %s but %.2g × RAM %s: reads come from the page cache, not the disk (not a disk benchmark)", format.Bytes(data), float64(data)/float64(sb), format.Bytes(sb), float64(data)/float64(ram), format.Bytes(ram))
 	default:
 		c.Status = Pass
-		c.Message = fmt.Sprintf("data %s = %.2g × RAM %s (shared_buffers %s): reads reach the disk", fmtBytes(data), float64(data)/float64(ram), fmtBytes(ram), fmtBytes(sb))
+		c.Message = fmt.Sprintf("data %s = %.2g × RAM %s (shared_buffers %s): reads reach the disk", format.Bytes(data), float64(data)/float64(ram), format.Bytes(ram), format.Bytes(sb))
 	}
 	return c
 }
@@ -445,7 +446,7 @@ func (in *input) clientCPU() results.Check {
 	}
 	if threads > 0 {
 		share := cpu / float64(threads)
-		limits = append(limits, fmt.Sprintf("%s of its %d thread%s", pct(share), threads, plural(threads)))
+		limits = append(limits, fmt.Sprintf("%s of its %d thread%s", format.Pct(share), threads, plural(threads)))
 		switch {
 		case share > cpuThreadFail:
 			raise(Fail)
@@ -455,7 +456,7 @@ func (in *input) clientCPU() results.Check {
 	}
 	if hostCPUs > 0 {
 		share := cpu / float64(hostCPUs)
-		limits = append(limits, fmt.Sprintf("%s of the %d CPUs it shares with the server", pct(share), hostCPUs))
+		limits = append(limits, fmt.Sprintf("%s of the %d CPUs it shares with the server", format.Pct(share), hostCPUs))
 		switch {
 		case share > cpuHostFail:
 			raise(Fail)
@@ -472,7 +473,7 @@ func (in *input) clientCPU() results.Check {
 	case Fail:
 		c.Message = used + ": the load generator is saturated and the figures measure it, not the server; add threads (-j), or run pgtrial on another machine"
 	case Warn:
-		c.Message = fmt.Sprintf("%s: near saturation (warn above %s of the threads or %s of a shared machine); add threads (-j) or run pgtrial on another machine", used, pct(cpuThreadWarn), pct(cpuHostWarn))
+		c.Message = fmt.Sprintf("%s: near saturation (warn above %s of the threads or %s of a shared machine); add threads (-j) or run pgtrial on another machine", used, format.Pct(cpuThreadWarn), format.Pct(cpuHostWarn))
 	default:
 		c.Message = used + ": below saturation"
 		if len(limits) == 0 {
@@ -518,7 +519,7 @@ func (in *input) rateAchieved() results.Check {
 	}
 	rateOK := expected-started <= margin
 	rate := fmt.Sprintf("achieved %.1f of %.6g tx/s (%s; %.0f of %.0f scheduled started, tolerance %.0f = max(1 %% of E%s)",
-		t.achieved, t.target, pct(share), started, expected, margin, noise)
+		t.achieved, t.target, format.Pct(share), started, expected, margin, noise)
 	if t.skipped+t.dropped > 0 {
 		rate += fmt.Sprintf("; %d skipped, %d dropped", t.skipped, t.dropped)
 	}

@@ -97,60 +97,6 @@ func splitNumber(s string) (num, suffix string) {
 	return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i:])
 }
 
-// fmtBytes prints a size with a binary unit: "256 MiB", "1.1 GiB".
-func fmtBytes(b int64) string {
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d B", b)
-	}
-	v := float64(b)
-	i := -1
-	for v >= unit && i < 4 {
-		v /= unit
-		i++
-	}
-	suffix := []string{"KiB", "MiB", "GiB", "TiB", "PiB"}[i]
-	if v < 10 && v != math.Trunc(v) {
-		return fmt.Sprintf("%.1f %s", v, suffix)
-	}
-	return fmt.Sprintf("%.0f %s", v, suffix)
-}
-
-// fmtSeconds prints seconds as a Go duration rounded to what matters:
-// "90s", "10m0s", "1.5s".
-func fmtSeconds(s float64) string {
-	if math.IsNaN(s) || math.IsInf(s, 0) {
-		return "?"
-	}
-	d := time.Duration(s * float64(time.Second))
-	if d >= 10*time.Second {
-		return d.Round(time.Second).String()
-	}
-	return d.Round(100 * time.Millisecond).String()
-}
-
-// pct prints a fraction as a percentage: 0.123 → "12 %", 0.0123 → "1.2 %".
-func pct(f float64) string {
-	switch a := math.Abs(f); {
-	case a == 0:
-		return "0 %"
-	case a < 0.001:
-		return fmt.Sprintf("%.2f %%", 100*f)
-	case a < 0.1:
-		return fmt.Sprintf("%.1f %%", 100*f)
-	default:
-		return fmt.Sprintf("%.0f %%", 100*f)
-	}
-}
-
-// signedPct is pct with a sign: "+12 %", "-3.1 %".
-func signedPct(f float64) string {
-	if f > 0 {
-		return "+" + pct(f)
-	}
-	return pct(f)
-}
-
 // fmtP prints a p-value: "p = 0.032", "p < 1e-06".
 func fmtP(p float64) string {
 	if p < 1e-6 {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgtrial/pgtrial/internal/compare"
+	"github.com/pgtrial/pgtrial/internal/report"
 )
 
 // compareOptions are `pgtrial compare`'s flags.
@@ -176,7 +177,9 @@ func runCompare(o *compareOptions, aDirs, bDirs []string, stdout io.Writer) erro
 		}
 		return nil
 	}
-	compare.Write(stdout, rep)
+	if err := report.WriteText(stdout, report.Compare(rep)); err != nil {
+		return &exitError{code: exitRunFail, err: fmt.Errorf("write the comparison: %w", err)}
+	}
 	return nil
 }
 

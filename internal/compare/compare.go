@@ -9,7 +9,6 @@ package compare
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"math"
 	"os"
@@ -18,10 +17,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/checks"
+	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
@@ -420,7 +419,7 @@ func statementMetrics(runsA, runsB []RunRef, top int) ([]metricDef, []string) {
 			if g.nA == 0 {
 				side = "B's"
 			}
-			warnings = append(warnings, fmt.Sprintf("statement queryid %d ran in %s runs only (not compared): %s", g.queryID, side, oneLine(g.query, 70)))
+			warnings = append(warnings, fmt.Sprintf("statement queryid %d ran in %s runs only (not compared): %s", g.queryID, side, format.OneLine(g.query, 70)))
 			continue
 		}
 		perRun := g.perRun
@@ -602,175 +601,3 @@ func comparisonChecks(o Options, runsA, runsB []RunRef) []results.Check {
 		checks.Repeats([]checks.VariantRuns{{Variant: o.NameA, Runs: len(runsA)}, {Variant: o.NameB, Runs: len(runsB)}}),
 		checks.Interleaving(order))
 }
-
-// Write prints the text report: the runs, the table, one verdict
-// line per metric, the statements' legend, the checklist and the warnings.
-func Write(w io.Writer, rep *Report) {
-	model := rep.Model.Kind + " model"
-	if rep.Model.Kind == results.ModelOpen {
-		model += " at " + fmtRate(rep.Model.Rate) + " tx/s"
-	}
-	fmt.Fprintf(w, "compare: %s (%d run%s) vs %s (%d run%s): %s, %s, %d clients\n",
-		rep.NameA, len(rep.RunsA), pluralS(len(rep.RunsA)), rep.NameB, len(rep.RunsB), pluralS(len(rep.RunsB)),
-		rep.Workload.Name, model, rep.Model.Clients)
-	for _, r := range append(slices.Clone(rep.RunsA), rep.RunsB...) {
-		started := ""
-		if !r.StartedAt.IsZero() {
-			started = "  started " + r.StartedAt.Local().Format("2006-01-02 15:04:05")
-		}
-		fmt.Fprintf(w, "  %-6s %s%s\n", r.Label, r.Dir, started)
-	}
-	for _, f := range rep.Forced {
-		fmt.Fprintf(w, "warning: --force: the runs differ in %s\n", f)
-	}
-	for _, n := range rep.Notes {
-		fmt.Fprintf(w, "note: the runs differ in %s\n", n)
-	}
-
-	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "metric\t%s median (min–max)\t%s median (min–max)\t%s/%s [95 %% CI]\tMW p\tverdict\n",
-		rep.NameA, rep.NameB, rep.NameB, rep.NameA)
-	for _, m := range rep.Metrics {
-		v := &m.Verdict
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", metricLabel(&m), sideText(m.Unit, v.A), sideText(m.Unit, v.B),
-			ratioText(m.Unit, v), pText(v), shortVerdict(v))
-	}
-	tw.Flush()
-
-	fmt.Fprintln(w)
-	fmt.Fprintf(w, "verdicts (per-run values; ratio of medians %s/%s with a 95 %% bootstrap interval over runs, %d resamples, seed %d; two-sided Mann-Whitney U; "+
-		"a difference needs the interval to exclude 1 and p < %.2g):\n", rep.NameB, rep.NameA, rep.Resamples, rep.Seed, stats.DefaultAlpha)
-	for _, m := range rep.Metrics {
-		fmt.Fprintf(w, "  %s\n", m.Verdict.Text)
-	}
-	var stmts []Metric
-	for _, m := range rep.Metrics {
-		if m.Group == "statements" {
-			stmts = append(stmts, m)
-		}
-	}
-	if len(stmts) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "statements (shared blocks hit + read per call, matched by queryid):")
-		for _, m := range stmts {
-			how := ""
-			if m.MatchedByText {
-				how = " (queryid differs between the sides: matched by query text)"
-			}
-			fmt.Fprintf(w, "  %s  queryid %d%s: %s\n", strings.TrimPrefix(m.Metric, "blocks/call "), m.QueryID, how, oneLine(m.Query, 90))
-		}
-	}
-	if len(rep.Checks) > 0 {
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "checklist (DESIGN §8; the runs' items with their worst status, and the comparison's):")
-		fmt.Fprint(w, checks.Text(rep.Checks))
-	}
-	for _, warn := range rep.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", warn)
-	}
-}
-
-func pluralS(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
-// metricLabel is the table's first column: the metric and its unit.
-func metricLabel(m *Metric) string {
-	switch m.Unit {
-	case "ms":
-		return m.Metric + " ms"
-	}
-	return m.Metric
-}
-
-// valueText formats a value of the unit: tx/s with one decimal, ms with
-// three (µs, as the run summary), per cent and blocks with two decimals.
-func valueText(unit string, v float64) string {
-	switch unit {
-	case "tx/s":
-		return strconv.FormatFloat(v, 'f', 1, 64)
-	case "ms":
-		return strconv.FormatFloat(v, 'f', 3, 64)
-	case "%":
-		return strconv.FormatFloat(v, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
-}
-
-// sideText is "median (min–max)", or "—" without values.
-func sideText(unit string, s stats.Summary) string {
-	if s.N == 0 {
-		return "—"
-	}
-	if s.N == 1 {
-		return valueText(unit, s.Median)
-	}
-	return fmt.Sprintf("%s (%s–%s)", valueText(unit, s.Median), valueText(unit, s.Min), valueText(unit, s.Max))
-}
-
-// ratioText is "1.38 [1.21, 1.57]"; when the ratio is undefined (A's median
-// is 0) the difference of medians "Δ +0.52 [+0.31, +0.70]" in the unit.
-func ratioText(unit string, v *stats.VerdictResult) string {
-	r := fmt.Sprintf("%s [%s, %s]", ratioNum(v.Ratio.Point), ratioNum(v.Ratio.Lo), ratioNum(v.Ratio.Hi))
-	switch {
-	case v.Ratio.OK:
-		return r
-	case v.Diff.OK:
-		d := func(x float64) string {
-			s := valueText(unit, x)
-			if x >= 0 {
-				s = "+" + s
-			}
-			return s
-		}
-		return fmt.Sprintf("Δ %s [%s, %s]", d(v.Diff.Point), d(v.Diff.Lo), d(v.Diff.Hi))
-	}
-	return "—"
-}
-
-func ratioNum(r float64) string {
-	if r >= 0.1 && r < 100 {
-		return strconv.FormatFloat(r, 'f', 2, 64)
-	}
-	return strconv.FormatFloat(r, 'g', 3, 64)
-}
-
-func pText(v *stats.VerdictResult) string {
-	if !v.MW.OK {
-		return "—"
-	}
-	if v.P < 0.001 {
-		return "<0.001"
-	}
-	return strconv.FormatFloat(v.P, 'g', 2, 64)
-}
-
-// shortVerdict is the table's last column: "B slower", "no difference",
-// "too few runs".
-func shortVerdict(v *stats.VerdictResult) string {
-	switch {
-	case v.Direction != stats.DirNone:
-		head, _, _ := strings.Cut(v.Text, ":")
-		return head
-	case strings.HasPrefix(v.Text, "too few runs"):
-		return "too few runs"
-	case strings.HasPrefix(v.Text, "no difference"):
-		return "no difference"
-	}
-	return "—"
-}
-
-// oneLine is s with its blanks collapsed, cut to n runes.
-func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
-
-func fmtRate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }

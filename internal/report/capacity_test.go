@@ -1,0 +1,123 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgtrial/pgtrial/internal/capacity"
+)
+
+// sampleSearch is a search that found 787.5 tx/s: 300 and 600 pass, 900
+// fails, 750 passes, 825 fails, 787.5 passes and (825 − 787.5)/787.5 ≤ 5 %.
+// Its Config has only the limit: the report fills the defaults.
+func sampleSearch() *capacity.Result {
+	ms := time.Millisecond
+	r := &capacity.Result{Config: capacity.Config{Limit: 50 * ms}, Ceiling: 1000, Stopped: capacity.StopPrecision}
+	for i, a := range []float64{980, 1000, 1010} {
+		r.CeilingRuns = append(r.CeilingRuns, capacity.Probe{Kind: capacity.KindClosed, Achieved: a, Dir: fmt.Sprintf("runs/%03d", i+1)})
+	}
+	steps := []struct {
+		phase string
+		rate  float64
+		q     time.Duration
+		pass  bool
+	}{
+		{capacity.PhaseFraction, 300, 4 * ms, true},
+		{capacity.PhaseFraction, 600, 9 * ms, true},
+		{capacity.PhaseFraction, 900, 92100 * time.Microsecond, false},
+		{capacity.PhaseBisect, 750, 30 * ms, true},
+		{capacity.PhaseBisect, 825, 52600 * time.Microsecond, false},
+		{capacity.PhaseBisect, 787.5, 43300 * time.Microsecond, true},
+	}
+	for i, s := range steps {
+		pr := capacity.Probe{Kind: capacity.KindOpen, Rate: s.rate, Achieved: s.rate, Quantile: s.q, Dir: fmt.Sprintf("runs/%03d", i+4)}
+		pass, why := r.Config.Judge(pr)
+		r.Steps = append(r.Steps, capacity.Step{N: i + 4, Phase: s.phase, Fraction: s.rate / r.Ceiling, Probe: pr, Pass: pass, Why: why})
+	}
+	r.Pass, r.Fail, r.Rate = &r.Steps[5], &r.Steps[4], 787.5
+	return r
+}
+
+func TestCapacity(t *testing.T) {
+	r := sampleSearch()
+	var b strings.Builder
+	if err := WriteText(&b, Capacity(r)); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	want := `capacity search: SLO p99 ≤ 50 ms from the intended start, lag not growing, achieved ≥ 95 % of the target, skipped + failed ≤ 1.0 %
+
+closed-model ceiling: 1000 tx/s, median of 3 runs (not judged: closed-model latency counts from the actual start)
+  run  achieved tx/s  skipped+failed  dir
+  1    980            0 %             runs/001
+  2    1000           0 %             runs/002
+  3    1010           0 %             runs/003
+
+open-model steps:
+  run  phase     target tx/s  of ceiling  achieved tx/s  p99 ms  lag     skipped+failed  result  bracket      dir       why
+  4    fraction  300          30 %        300            4.00    steady  0 %             pass                 runs/004
+  5    fraction  600          60 %        600            9.00    steady  0 %             pass                 runs/005
+  6    fraction  900          90 %        900            92.1    steady  0 %             FAIL                 runs/006  p99 92.1 ms > 50 ms
+  7    bisect    750          75 %        750            30.0    steady  0 %             pass                 runs/007
+  8    bisect    825          82 %        825            52.6    steady  0 %             FAIL    lowest miss  runs/008  p99 52.6 ms > 50 ms
+  9    bisect    788          79 %        788            43.3    steady  0 %             pass    capacity     runs/009
+
+capacity: 788 tx/s (p99 43.3 ms ≤ 50 ms, run runs/009); at 825 tx/s p99 52.6 ms > 50 ms (run runs/008)
+search ended: precision reached: bracket (825 − 788)/788 = 4.8 % ≤ precision 5.0 %
+`
+	if out != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out, want)
+	}
+	if c := capacity.Conclusion(r); !strings.Contains(out, "\n"+c+"\n") {
+		t.Errorf("the report lacks the conclusion %q", c)
+	}
+
+	// In a larger report the title is the first line of the blocks.
+	var e strings.Builder
+	if err := WriteText(&e, &Doc{Title: "experiment x", Blocks: CapacityBlocks(r)}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(e.String(), "experiment x\n\ncapacity search: SLO p99 ≤ 50 ms") || !strings.HasSuffix(e.String(), want[strings.Index(want, "\n"):]) {
+		t.Errorf("embedded:\n%s", e.String())
+	}
+}
+
+// Without open-model steps (the search ended in its ceiling runs) there is
+// no steps table; a failing lowest step has no bracket line.
+func TestCapacityNoSteps(t *testing.T) {
+	r := &capacity.Result{Config: capacity.Config{Limit: 10 * time.Millisecond, Quantile: 0.999}, Stopped: capacity.StopCanceled}
+	var b strings.Builder
+	if err := WriteText(&b, Capacity(r)); err != nil {
+		t.Fatal(err)
+	}
+	want := `capacity search: SLO p99.9 ≤ 10 ms from the intended start, lag not growing, achieved ≥ 95 % of the target, skipped + failed ≤ 1.0 %
+
+closed-model ceiling: 0 tx/s, median of 0 runs (not judged: closed-model latency counts from the actual start)
+
+capacity so far (search ended early: interrupted): none found: no open-model run was made
+search ended: interrupted
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+func TestCapacityMarkdown(t *testing.T) {
+	var b strings.Builder
+	if err := WriteMarkdown(&b, Capacity(sampleSearch())); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"# capacity search: SLO p99 ≤ 50 ms",
+		"**open-model steps**\n\n| run | phase | target tx/s | of ceiling | achieved tx/s | p99 ms | lag | skipped+failed | result | bracket | dir | why |\n",
+		"| 8 | bisect | 825 | 82 % | 825 | 52.6 | steady | 0 % | FAIL | lowest miss | runs/008 | p99 52.6 ms &gt; 50 ms |\n",
+		"| 1 | 980 | 0 % | runs/001 |\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+}

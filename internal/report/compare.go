@@ -1,0 +1,186 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pgtrial/pgtrial/internal/compare"
+	"github.com/pgtrial/pgtrial/internal/report/format"
+	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/stats"
+)
+
+// Compare is the report of `pgtrial compare`: the runs of each side, the
+// table of the metrics (per side the median and range over runs, the ratio
+// of medians with its interval, Mann-Whitney's p, the short verdict), one
+// verdict line per metric, the statements' legend, the checklist and the
+// warnings.
+func Compare(rep *compare.Report) *Doc {
+	model := rep.Model.Kind + " model"
+	if rep.Model.Kind == results.ModelOpen {
+		model += " at " + format.Rate(rep.Model.Rate) + " tx/s"
+	}
+	nA, nB := len(rep.RunsA), len(rep.RunsB)
+	d := &Doc{Title: fmt.Sprintf("compare: %s (%d %s) vs %s (%d %s): %s, %s, %d clients",
+		rep.NameA, nA, format.Plural(nA, "run", "runs"), rep.NameB, nB, format.Plural(nB, "run", "runs"),
+		rep.Workload.Name, model, rep.Model.Clients)}
+
+	runs := &Lines{Indent: 2, Attached: true}
+	for _, r := range append(slices.Clone(rep.RunsA), rep.RunsB...) {
+		started := ""
+		if !r.StartedAt.IsZero() {
+			started = "  started " + r.StartedAt.Local().Format("2006-01-02 15:04:05")
+		}
+		runs.Lines = append(runs.Lines, fmt.Sprintf("%-6s %s%s", r.Label, r.Dir, started))
+	}
+	d.Add(runs)
+	if len(rep.Forced) > 0 {
+		d.Add(&Notes{Prefix: "warning: --force: the runs differ in ", Lines: rep.Forced})
+	}
+	if len(rep.Notes) > 0 {
+		d.Add(&Notes{Prefix: "note: the runs differ in ", Lines: rep.Notes})
+	}
+
+	d.Add(compareTable(rep))
+
+	verdicts := &Lines{Indent: 2, Title: fmt.Sprintf("verdicts (per-run values; ratio of medians %s/%s with a 95 %% bootstrap interval over runs, "+
+		"%d resamples, seed %d; two-sided Mann-Whitney U; a difference needs the interval to exclude 1 and p < %.2g):",
+		rep.NameB, rep.NameA, rep.Resamples, rep.Seed, stats.DefaultAlpha)}
+	for _, m := range rep.Metrics {
+		verdicts.Lines = append(verdicts.Lines, m.Verdict.Text)
+	}
+	d.Add(verdicts)
+
+	stmts := &Lines{Indent: 2, Title: "statements (shared blocks hit + read per call, matched by queryid):"}
+	for _, m := range rep.Metrics {
+		if m.Group != "statements" {
+			continue
+		}
+		how := ""
+		if m.MatchedByText {
+			how = " (queryid differs between the sides: matched by query text)"
+		}
+		stmts.Lines = append(stmts.Lines, fmt.Sprintf("%s  queryid %d%s: %s",
+			strings.TrimPrefix(m.Metric, "blocks/call "), m.QueryID, how, format.OneLine(m.Query, 90)))
+	}
+	if len(stmts.Lines) > 0 {
+		d.Add(stmts)
+	}
+	if len(rep.Checks) > 0 {
+		d.Add(&Checklist{Title: "checklist (DESIGN §8; the runs' items with their worst status, and the comparison's):", Items: rep.Checks})
+	}
+	if len(rep.Warnings) > 0 {
+		d.Add(&Notes{Prefix: "warning: ", Lines: rep.Warnings})
+	}
+	return d
+}
+
+// compareTable is one row per metric: the metric, each side's median
+// (min–max), the ratio B/A with its interval, MW p and the short verdict.
+func compareTable(rep *compare.Report) *Table {
+	t := &Table{Head: []string{"metric",
+		rep.NameA + " median (min–max)", rep.NameB + " median (min–max)",
+		rep.NameB + "/" + rep.NameA + " [95 % CI]", "MW p", "verdict"}}
+	for _, m := range rep.Metrics {
+		v := &m.Verdict
+		t.Rows = append(t.Rows, []Cell{
+			Text(metricLabel(&m)),
+			sideCell(m.Unit, v.A, rep.NameA),
+			sideCell(m.Unit, v.B, rep.NameB),
+			Text(ratioText(m.Unit, v)),
+			Text(pText(v)),
+			Text(shortVerdict(v)),
+		})
+	}
+	return t
+}
+
+// metricLabel is the table's first column: the metric and, for latencies,
+// its unit ("p99 ms"); the other metrics name their unit ("tps",
+// "skipped+dropped %", "blocks/call s1").
+func metricLabel(m *compare.Metric) string {
+	if m.Unit == "ms" {
+		return m.Metric + " ms"
+	}
+	return m.Metric
+}
+
+// valueFormat is the formatter of a metric's unit: tx/s with one decimal,
+// ms with three (the microsecond, as the run summary), per cent and blocks
+// per call with three significant digits.
+func valueFormat(unit string) func(float64) string {
+	switch unit {
+	case "tx/s":
+		return format.Rate
+	case "ms":
+		return format.MsFixed
+	}
+	return format.Sig3
+}
+
+// sideCell is a side's "median (min–max)" over its runs; without values
+// it is missing, with the reason.
+func sideCell(unit string, s stats.Summary, side string) Cell {
+	if s.N == 0 {
+		return Absent("no run of " + side + " has this metric")
+	}
+	return Text(format.Spread(s.Sorted, valueFormat(unit)))
+}
+
+// ratioText is "1.38 [1.21, 1.57]"; when the ratio is undefined (A's median
+// is 0) the difference of medians "Δ +0.52 [+0.31, +0.70]" in the unit;
+// format.Missing when neither can be computed.
+func ratioText(unit string, v *stats.VerdictResult) string {
+	switch {
+	case v.Ratio.OK:
+		return fmt.Sprintf("%s [%s, %s]", ratioNum(v.Ratio.Point), ratioNum(v.Ratio.Lo), ratioNum(v.Ratio.Hi))
+	case v.Diff.OK:
+		f := valueFormat(unit)
+		d := func(x float64) string {
+			if x >= 0 {
+				return "+" + f(x)
+			}
+			return f(x)
+		}
+		return fmt.Sprintf("Δ %s [%s, %s]", d(v.Diff.Point), d(v.Diff.Lo), d(v.Diff.Hi))
+	}
+	return format.Missing
+}
+
+// ratioNum is a ratio of medians with two decimals, as in the verdict
+// lines ("1.38"), and with three significant digits outside [0.1, 100).
+func ratioNum(r float64) string {
+	if r >= 0.1 && r < 100 {
+		return strconv.FormatFloat(r, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(r, 'g', 3, 64)
+}
+
+// pText is Mann-Whitney's two-sided p with two significant digits,
+// "<0.001" below 0.001, format.Missing when the test was not made.
+func pText(v *stats.VerdictResult) string {
+	if !v.MW.OK {
+		return format.Missing
+	}
+	if v.P < 0.001 {
+		return "<0.001"
+	}
+	return strconv.FormatFloat(v.P, 'g', 2, 64)
+}
+
+// shortVerdict is the table's last column: "B slower", "no difference",
+// "too few runs".
+func shortVerdict(v *stats.VerdictResult) string {
+	switch {
+	case v.Direction != stats.DirNone:
+		head, _, _ := strings.Cut(v.Text, ":")
+		return head
+	case strings.HasPrefix(v.Text, "too few runs"):
+		return "too few runs"
+	case strings.HasPrefix(v.Text, "no difference"):
+		return "no difference"
+	}
+	return format.Missing
+}
