@@ -348,6 +348,6 @@ func runCapacity(ctx context.Context, o *capacityOptions, spec *experiment.Spec,
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Execute(ctx, spec, env)
 		},
-		text: experiment.WriteText,
+		text: experimentText,
 	}, info, stdout, stderr)
 }

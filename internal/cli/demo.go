@@ -81,6 +81,6 @@ func runDemo(ctx context.Context, o *demoOptions, info BuildInfo, stdout, stderr
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Demo(ctx, cfg, env)
 		},
-		text: experiment.WriteDemo,
+		text: demoText,
 	}, info, stdout, stderr)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgtrial/pgtrial/internal/experiment"
+	"github.com/pgtrial/pgtrial/internal/report"
 )
 
 // experimentOptions are `pgtrial experiment`'s flags.
@@ -108,7 +109,7 @@ func runExperiment(ctx context.Context, o *experimentOptions, file string, info 
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Execute(ctx, spec, env)
 		},
-		text: experiment.WriteText,
+		text: experimentText,
 	}, info, stdout, stderr)
 }
 
@@ -125,7 +126,17 @@ type experimentJob struct {
 	json       bool                    // experiment.json instead of text
 	quiet      bool                    // no status line
 	run        func(context.Context, experiment.Env) (*experiment.Record, error)
-	text       func(io.Writer, *experiment.Record, string) // the text report
+	text       func(io.Writer, *experiment.Record, string) error // the text report
+}
+
+// experimentText writes the summary of an experiment or a capacity search.
+func experimentText(w io.Writer, rec *experiment.Record, dir string) error {
+	return report.WriteText(w, report.Experiment(rec, dir))
+}
+
+// demoText writes the demo's report.
+func demoText(w io.Writer, rec *experiment.Record, dir string) error {
+	return report.WriteText(w, report.Demo(rec, dir))
 }
 
 func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, stdout, stderr io.Writer) error {
@@ -170,8 +181,8 @@ func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, std
 		if jerr := enc.Encode(rec); jerr != nil {
 			return jerr
 		}
-	} else {
-		j.text(stdout, rec, dir)
+	} else if terr := j.text(stdout, rec, dir); terr != nil {
+		return terr
 	}
 	if err != nil {
 		return &exitError{code: exitRunFail, err: fmt.Errorf("the %s ended early: %w; the runs made are in %s", j.what, err, filepath.Join(dir, experiment.RunsDir))}

@@ -3,10 +3,8 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
-	"path/filepath"
-	"text/tabwriter"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,6 +12,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/engine"
+	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/script"
 	"github.com/pgtrial/pgtrial/internal/serverctl"
 	"github.com/pgtrial/pgtrial/internal/stats"
@@ -48,16 +47,25 @@ func (c DemoConfig) times() demoTimes {
 	return demoTimes{8 * time.Second, 2 * time.Second, 8 * time.Second, 16 * time.Second, 5 * time.Second, 5 * time.Second}
 }
 
-// Demo variants, in the order of the report.
+// Demo variants, in the order of the report: the closed-model ceiling, the
+// open levels (DemoLevel of each of DemoFractions), the stall in the closed
+// and in the open model.
 const (
-	demoClosed      = "closed"
-	demoStallClosed = "stall-closed"
-	demoStallOpen   = "stall-open"
+	DemoClosed      = "closed"
+	DemoStallClosed = "stall-closed"
+	DemoStallOpen   = "stall-open"
 )
 
+// demoFractions are the open levels as fractions of the closed ceiling.
 var demoFractions = []float64{0.3, 0.6, 0.9}
 
-func demoLevel(f float64) string { return fmt.Sprintf("open-%.0f%%", 100*f) }
+// DemoFractions are the demo's open levels as fractions of the closed
+// ceiling (0.3, 0.6, 0.9), a copy.
+func DemoFractions() []float64 { return slices.Clone(demoFractions) }
+
+// DemoLevel is the variant of the open level at fraction f of the ceiling:
+// 0.3 → "open-30%".
+func DemoLevel(f float64) string { return fmt.Sprintf("open-%.0f%%", 100*f) }
 
 // DemoSpec is the demo as an experiment spec (its runs are made by Demo).
 func DemoSpec(c DemoConfig) *Spec {
@@ -79,11 +87,11 @@ func DemoSpec(c DemoConfig) *Spec {
 		Interval:   time.Second,
 		Collect:    Collect{WaitInterval: DefaultWaitInterval, WaitSource: collect.WaitSourceAuto},
 	}
-	s.Variants = append(s.Variants, Variant{Name: demoClosed})
+	s.Variants = append(s.Variants, Variant{Name: DemoClosed})
 	for _, f := range demoFractions {
-		s.Variants = append(s.Variants, Variant{Name: demoLevel(f)})
+		s.Variants = append(s.Variants, Variant{Name: DemoLevel(f)})
 	}
-	s.Variants = append(s.Variants, Variant{Name: demoStallClosed}, Variant{Name: demoStallOpen})
+	s.Variants = append(s.Variants, Variant{Name: DemoStallClosed}, Variant{Name: DemoStallOpen})
 	return s
 }
 
@@ -124,7 +132,7 @@ func (r *runner) demoConclusions() {
 		counts = append(counts, checks.VariantRuns{Variant: v.Name, Runs: n})
 	}
 	for _, rr := range r.rec.Runs {
-		if rr.Rate > 0 && rr.Variant != demoStallOpen {
+		if rr.Rate > 0 && rr.Variant != DemoStallOpen {
 			order = append(order, rr.Variant)
 		}
 	}
@@ -151,7 +159,7 @@ func (r *runner) demoMemory(ctx context.Context) error {
 	if dbBytes > sbBytes || r.env.Restarter == nil || dbBytes <= demoBuffers {
 		return nil
 	}
-	r.out("pgtrial: the data (%d MB) fits in shared_buffers (%d MB): setting shared_buffers = 128MB for the demo (a restart; put back afterwards)", dbBytes>>20, sbBytes>>20)
+	r.out("pgtrial: the data (%s) fits in shared_buffers (%s): setting shared_buffers = 128MB for the demo (a restart; put back afterwards)", format.Bytes(dbBytes), format.Bytes(sbBytes))
 	a, err := serverctl.Apply(ctx, r.env.ConnString, r.env.Restarter, serverctl.Change{Settings: []serverctl.Setting{{Name: "shared_buffers", Value: "128MB"}}})
 	if err != nil {
 		return fmt.Errorf("lower shared_buffers for the demo: %w", err)
@@ -159,7 +167,7 @@ func (r *runner) demoMemory(ctx context.Context) error {
 	r.applied, r.current = a, 0
 	r.rec.Variants[0].Settings = map[string]string{"shared_buffers": "128MB"}
 	r.rec.Variants[0].Effective, r.rec.Variants[0].Restart = a.Effective, a.Restarted
-	r.rec.Warnings = append(r.rec.Warnings, fmt.Sprintf("shared_buffers was %d MB, more than the %d MB of data: the demo ran with 128MB so that reads reach the operating system, and put it back afterwards", sbBytes>>20, dbBytes>>20))
+	r.rec.Warnings = append(r.rec.Warnings, fmt.Sprintf("shared_buffers was %s, more than the %s of data: the demo ran with 128MB so that reads reach the operating system, and put it back afterwards", format.Bytes(sbBytes), format.Bytes(dbBytes)))
 	return nil
 }
 
@@ -183,7 +191,7 @@ func (r *runner) demoRuns(ctx context.Context, t demoTimes) error {
 			w = t.firstWarmup
 		}
 		r.out("pgtrial: closed model, run %d of 3 (the ceiling)", rep)
-		rr, err := r.run(ctx, runPlan{variant: vi(demoClosed), repeat: rep, clients: clients, warmup: w, duration: t.window, noLimit: true})
+		rr, err := r.run(ctx, runPlan{variant: vi(DemoClosed), repeat: rep, clients: clients, warmup: w, duration: t.window, noLimit: true})
 		if err != nil {
 			return err
 		}
@@ -199,7 +207,7 @@ func (r *runner) demoRuns(ctx context.Context, t demoTimes) error {
 		for _, f := range demoFractions {
 			rate := math.Round(f * ceiling)
 			r.out("pgtrial: open model at %.0f %% of the ceiling (%.0f tx/s, -L 100ms), repeat %d of 3", 100*f, rate, rep)
-			if _, err := r.run(ctx, runPlan{variant: vi(demoLevel(f)), repeat: rep, clients: clients, rate: rate,
+			if _, err := r.run(ctx, runPlan{variant: vi(DemoLevel(f)), repeat: rep, clients: clients, rate: rate,
 				warmup: t.warmup, duration: t.window, level: 0}); err != nil {
 				return err
 			}
@@ -208,84 +216,15 @@ func (r *runner) demoRuns(ctx context.Context, t demoTimes) error {
 	// 3. The stall: a lock on pgbench_branches, closed model, then open at
 	// 60 % without a latency limit.
 	r.out("pgtrial: stall: closed model with a %v lock on pgbench_branches at %v", t.lockFor, t.lockAt)
-	if _, err := r.run(ctx, runPlan{variant: vi(demoStallClosed), repeat: 1, clients: clients, warmup: t.warmup,
+	if _, err := r.run(ctx, runPlan{variant: vi(DemoStallClosed), repeat: 1, clients: clients, warmup: t.warmup,
 		duration: t.stallWindow, injections: true, noLimit: true}); err != nil {
 		return err
 	}
 	rate := math.Round(0.6 * ceiling)
 	r.out("pgtrial: stall: open model at %.0f tx/s with the same lock", rate)
-	if _, err := r.run(ctx, runPlan{variant: vi(demoStallOpen), repeat: 1, clients: clients, rate: rate, warmup: t.warmup,
+	if _, err := r.run(ctx, runPlan{variant: vi(DemoStallOpen), repeat: 1, clients: clients, rate: rate, warmup: t.warmup,
 		duration: t.stallWindow, injections: true, noLimit: true}); err != nil {
 		return err
 	}
 	return nil
-}
-
-// WriteDemo prints the demo's report: the ceiling, the three-level table,
-// the stall comparison and the checklist.
-func WriteDemo(w io.Writer, rec *Record, dir string) {
-	fmt.Fprintf(w, "pgtrial demo: %s (scale %d) on %s:%d/%s (PostgreSQL %s)\n", rec.Workload, rec.Scale,
-		rec.Target.Host, rec.Target.Port, rec.Target.Database, rec.Target.ServerVersion)
-	var closed []float64
-	for _, r := range rec.Runs {
-		if r.Variant == demoClosed {
-			closed = append(closed, r.TPS)
-		}
-	}
-	if len(closed) > 0 {
-		fmt.Fprintf(w, "\nclosed-model ceiling: %s tx/s, median (min–max) of %d runs of %gs\n", spread(closed, tpsText), len(closed), rec.WindowS)
-	}
-	fmt.Fprintf(w, "\nopen model (latency from the intended start), -L 100 ms; median (min–max) of the repeats:\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "load\trate tx/s\tp50 ms\tp95 ms\tp99 ms\tskipped %\t")
-	for _, f := range demoFractions {
-		name := demoLevel(f)
-		var p50, p95, p99, sk []float64
-		rate := 0.0
-		for _, r := range rec.Runs {
-			if r.Variant == name && r.Error == "" {
-				p50, p95, p99, sk = append(p50, r.P50), append(p95, r.P95), append(p99, r.P99), append(sk, 100*r.SkippedShare)
-				rate = r.Rate
-			}
-		}
-		fmt.Fprintf(tw, "%.0f %%\t%.0f\t%s\t%s\t%s\t%s\t\n", 100*f, rate, spread(p50, ms), spread(p95, ms), spread(p99, ms), spread(sk, pctText))
-	}
-	tw.Flush()
-	fmt.Fprintln(w, "  read p99 together with the skipped share: -L moves the latest transactions out of the latency into \"skipped\"")
-
-	var sc, so *RunRecord
-	for i := range rec.Runs {
-		switch rec.Runs[i].Variant {
-		case demoStallClosed:
-			sc = &rec.Runs[i]
-		case demoStallOpen:
-			so = &rec.Runs[i]
-		}
-	}
-	if sc != nil && so != nil {
-		lock := ""
-		if len(rec.Injections) > 0 {
-			lock = fmt.Sprintf("%gs ACCESS EXCLUSIVE lock on %s at %gs", rec.Injections[0].DurationS, rec.Injections[0].Table, rec.Injections[0].AtS)
-		}
-		fmt.Fprintf(w, "\nstall (%s), no latency limit:\n", lock)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "model\ttps\tp50 ms\tp99 ms\tmax ms\tservice p99 ms\t")
-		fmt.Fprintf(tw, "closed\t%.1f\t%s\t%s\t%s\t%s\t\n", sc.TPS, ms(sc.P50), ms(sc.P99), ms(sc.Max), ms(sc.ServiceP99))
-		fmt.Fprintf(tw, "open %.0f tx/s\t%.1f\t%s\t%s\t%s\t%s\t\n", so.Rate, so.TPS, ms(so.P50), ms(so.P99), ms(so.Max), ms(so.ServiceP99))
-		tw.Flush()
-		if sc.P99 > 0 {
-			fmt.Fprintf(w, "  the open model's p99 is %.0f× the closed model's: the closed clients stopped sending during the stall (coordinated omission), the open schedule kept arriving\n", so.P99/sc.P99)
-		}
-	}
-	if len(rec.Checks) > 0 {
-		fmt.Fprintln(w, "\nchecklist:")
-		fmt.Fprint(w, checks.Text(rec.Checks))
-	}
-	for _, wn := range rec.Warnings {
-		fmt.Fprintf(w, "warning: %s\n", wn)
-	}
-	if rec.Error != "" {
-		fmt.Fprintf(w, "ended early: %s\n", rec.Error)
-	}
-	fmt.Fprintf(w, "\nrun directories: %s (%s); compare two of them with pgtrial compare\n", filepath.Join(dir, RunsDir), File)
 }

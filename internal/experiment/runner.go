@@ -19,6 +19,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/loader"
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/prng"
+	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/serverctl"
 	"github.com/pgtrial/pgtrial/internal/trial"
@@ -575,7 +576,7 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 		r.out("pgtrial: warning: %v", err)
 	}
 	out := &r.rec.Runs[len(r.rec.Runs)-1]
-	r.out("pgtrial: %s: %.1f tps, p50 %s ms, p99 %s ms%s", name, rr.TPS, ms(rr.P50), ms(rr.P99), skippedText(rr.SkippedShare))
+	r.out("pgtrial: %s: %.1f tps, p50 %s ms, p99 %s ms%s", name, rr.TPS, format.Ms(rr.P50), format.Ms(rr.P99), skippedText(rr.SkippedShare))
 	if res.Interrupted {
 		return out, fmt.Errorf("run %s interrupted by %s", name, res.Reason)
 	}
@@ -586,7 +587,7 @@ func skippedText(share float64) string {
 	if share <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(", skipped+dropped %.2f %%", 100*share)
+	return ", skipped+dropped " + format.Share(share)
 }
 
 // fillRunRecord copies a run's figures into its record.

@@ -1,0 +1,222 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/pgtrial/pgtrial/internal/capacity"
+	"github.com/pgtrial/pgtrial/internal/experiment"
+	"github.com/pgtrial/pgtrial/internal/report/format"
+	"github.com/pgtrial/pgtrial/internal/stats"
+)
+
+// Experiment is the experiment's summary: what ran, each variant's figures
+// as median (min–max) over its repeats, the verdicts of every variant
+// against the first, the ramp's levels, the capacity search, the SLOs, the
+// checklist and the warnings. dir is the experiment directory.
+func Experiment(rec *experiment.Record, dir string) *Doc {
+	title := "experiment " + rec.Name
+	if rec.Description != "" {
+		title += ": " + rec.Description
+	}
+	d := &Doc{Title: title}
+	d.Add(&Lines{Lines: experimentHeader(rec), Indent: 2, Attached: true})
+	if rec.Search == nil && len(rec.Ramp) == 0 {
+		d.Add(variantTable(rec))
+	}
+	for _, c := range rec.Comparisons {
+		t := &Table{Title: fmt.Sprintf("%s against %s (%d vs %d runs):", c.NameB, c.NameA, len(c.RunsB), len(c.RunsA))}
+		for _, m := range c.Metrics {
+			if (m.Group == "statements" || m.Group == "waits") && m.Verdict.Direction == stats.DirNone {
+				continue // only the differences among the evidence
+			}
+			t.AddRow(m.Metric, m.Verdict.Text)
+		}
+		d.Add(t)
+	}
+	if len(rec.Ramp) > 0 {
+		d.Add(rampTable(rec.Ramp))
+	}
+	if rec.Search != nil {
+		d.Add(capacityBlocks(rec.Search)...)
+	}
+	if len(rec.SLOs) > 0 {
+		d.Add(sloTable(rec.SLOs))
+	}
+	d.Add(endBlocks(rec)...)
+	d.Add(&Lines{Lines: []string{fmt.Sprintf("experiment directory: %s (%s, runs in %s/)", dir, experiment.File, experiment.RunsDir)}})
+	return d
+}
+
+// experimentHeader is what ran: the workload on the target with the load
+// model, the protocol, and the injections, one a line.
+func experimentHeader(rec *experiment.Record) []string {
+	var b strings.Builder
+	b.WriteString(rec.Workload)
+	if rec.Scale > 0 {
+		fmt.Fprintf(&b, " (scale %d)", rec.Scale)
+	}
+	fmt.Fprintf(&b, " on %s (PostgreSQL %s); %s", targetText(rec), rec.Target.ServerVersion, modelText(rec))
+	lines := []string{b.String()}
+
+	b.Reset()
+	repeats := format.Plural(rec.Repeats, "repeat", "repeats")
+	if rec.Model == "ramp" && rec.StepS > 0 {
+		// Each level is a run measured for the step duration; the
+		// protocol's window is not used.
+		fmt.Fprintf(&b, "warm-up %s before the first step, %s per step, %d %s per variant",
+			format.Seconds(rec.WarmupS), format.Seconds(rec.StepS), rec.Repeats, repeats)
+	} else {
+		fmt.Fprintf(&b, "warm-up %s, window %s, %d %s per variant", format.Seconds(rec.WarmupS), format.Seconds(rec.WindowS), rec.Repeats, repeats)
+	}
+	if len(rec.Variants) > 1 {
+		if rec.Interleave {
+			b.WriteString(", interleaved")
+		} else {
+			b.WriteString(", not interleaved")
+		}
+	}
+	fmt.Fprintf(&b, ", seed %d", rec.Seed)
+	lines = append(lines, b.String())
+
+	for _, inj := range rec.Injections {
+		l := "injection: " + inj.Kind
+		if inj.Table != "" {
+			l += " " + inj.Table
+		}
+		l += " at " + format.Seconds(inj.AtS)
+		if inj.DurationS > 0 {
+			l += " for " + format.Seconds(inj.DurationS)
+		}
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// targetText is "host:port/database".
+func targetText(rec *experiment.Record) string {
+	return fmt.Sprintf("%s:%d/%s", rec.Target.Host, rec.Target.Port, rec.Target.Database)
+}
+
+// modelText is the load model: "open model at 500 tx/s, 8 clients".
+func modelText(rec *experiment.Record) string {
+	switch rec.Model {
+	case "open":
+		return fmt.Sprintf("open model at %s tx/s, %d clients", format.Sig3(rec.Rate), rec.Clients)
+	case "closed":
+		return fmt.Sprintf("closed model, %d clients", rec.Clients)
+	case "ramp":
+		return "ramp"
+	case "search":
+		return fmt.Sprintf("capacity search, %d clients", rec.Clients)
+	}
+	return rec.Model
+}
+
+// percent is a share (0–1) in percent without the unit, for a column whose
+// head says "%": 0.0123 → "1.23".
+func percent(share float64) string { return format.Sig3(100 * share) }
+
+// variantTable is each variant's figures over its completed runs (a run
+// that failed before committing anything does not count).
+func variantTable(rec *experiment.Record) *Table {
+	t := &Table{Head: []string{"variant", "runs", "tps", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "skipped+dropped %"}}
+	for _, v := range rec.Variants {
+		var tps, p50, p95, p99, p999, sk []float64
+		for _, r := range rec.Runs {
+			if r.Variant != v.Name || (r.Error != "" && r.TPS == 0) {
+				continue
+			}
+			tps, p50, p95, p99, p999 = append(tps, r.TPS), append(p50, r.P50), append(p95, r.P95), append(p99, r.P99), append(p999, r.P999)
+			sk = append(sk, r.SkippedShare)
+		}
+		tpsCell := Text(format.Spread(tps, format.Rate))
+		if len(tps) == 0 {
+			tpsCell = Absent("no run of the variant completed")
+		}
+		t.Rows = append(t.Rows, []Cell{Text(v.Name), Text(strconv.Itoa(len(tps))), tpsCell,
+			Text(format.Spread(p50, format.Ms)), Text(format.Spread(p95, format.Ms)), Text(format.Spread(p99, format.Ms)),
+			Text(format.Spread(p999, format.Ms)), Text(format.Spread(sk, percent))})
+	}
+	return t
+}
+
+// rampTable is the ramp's levels with the waits by type; a level without
+// statement evidence has calls/s and rows/s missing, with the reason.
+func rampTable(levels []experiment.RampLevel) *Table {
+	types := map[string]bool{}
+	for _, l := range levels {
+		for k := range l.Waits {
+			types[k] = true
+		}
+	}
+	var names []string
+	for k := range types {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	t := &Table{
+		Title: "ramp (median over the repeats; waits: share of the samples of active sessions):",
+		Head:  []string{"variant", "level", "runs", "tps", "p50 ms", "p99 ms", "calls/s", "rows/s"},
+	}
+	for _, n := range names {
+		t.Head = append(t.Head, n+" %")
+	}
+	for _, l := range levels {
+		calls, rows := Text(format.Rate(l.CallsPerSec)), Text(format.Rate(l.RowsPerSec))
+		if l.StatementsMissing != "" {
+			calls, rows = Absent(l.StatementsMissing), Absent(l.StatementsMissing)
+		}
+		row := []Cell{Text(l.Variant), Text(format.Sig3(l.Level)), Text(strconv.Itoa(len(l.Runs))), Text(format.Rate(l.TPS)),
+			Text(format.Ms(l.P50)), Text(format.Ms(l.P99)), calls, rows}
+		for _, n := range names {
+			row = append(row, Text(percent(l.Waits[n])))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// sloTable is each SLO judged for each variant: the median of the quantile
+// over the repeats and the worst run against the limit.
+func sloTable(slos []experiment.SLOResult) *Table {
+	t := &Table{Title: "SLOs (median over the repeats; worst run):"}
+	for _, s := range slos {
+		met := "met"
+		switch {
+		case !s.Met:
+			met = "MISSED"
+		case !s.AllMet:
+			met = "met by the median, missed by a run"
+		}
+		t.AddRow(s.Variant, fmt.Sprintf("%s at %s tx/s: %s ms (worst %s ms): %s", s.SLO, format.Sig3(s.Rate), format.Ms(s.Median), format.Ms(s.Worst), met))
+	}
+	return t
+}
+
+// endBlocks are what closes an experiment's or the demo's report: the
+// checklist, the warnings and why it ended early.
+func endBlocks(rec *experiment.Record) []Block {
+	var out []Block
+	if len(rec.Checks) > 0 {
+		out = append(out, &Checklist{Title: "checklist:", Items: rec.Checks})
+	}
+	if len(rec.Warnings) > 0 {
+		out = append(out, &Notes{Prefix: "warning: ", Lines: rec.Warnings})
+	}
+	if rec.Error != "" {
+		out = append(out, &Notes{Prefix: "ended early: ", Lines: []string{rec.Error}})
+	}
+	return out
+}
+
+// capacityBlocks is the capacity search's report as one block of lines.
+// Temporary: capacity.Write's text until report.CapacityBlocks (the
+// capacity report built as blocks) replaces it.
+func capacityBlocks(r *capacity.Result) []Block {
+	var b strings.Builder
+	capacity.Write(&b, r) // a strings.Builder does not fail
+	return []Block{&Lines{Lines: strings.Split(strings.TrimRight(b.String(), "\n"), "\n")}}
+}
