@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgtrial/pgtrial/internal/localpg"
+	"github.com/pgtrial/pgtrial/internal/report/format"
 )
 
 // exitNotRunning is "pgtrial local status"'s exit code for a stopped or missing
@@ -234,7 +235,7 @@ pg_ctl status), 1 on errors.`,
 					row("pid", st.PID)
 				}
 				row("data dir", st.DataDir)
-				row("data size", fmt.Sprintf("%s (%d bytes)", humanBytes(st.DataBytes), st.DataBytes))
+				row("data size", fmt.Sprintf("%s (%d bytes)", format.Bytes(st.DataBytes), st.DataBytes))
 				row("socket", st.SocketDir)
 				row("log", st.LogFile)
 				row("os user", st.OSUser)
@@ -246,20 +247,6 @@ pg_ctl status), 1 on errors.`,
 			return nil
 		},
 	}
-}
-
-// humanBytes formats n with binary units: 1536 → "1.5 KiB".
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
 
 func newLocalDestroyCommand(f *localFlags) *cobra.Command {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgtrial/pgtrial/internal/report"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/target"
 	"github.com/pgtrial/pgtrial/internal/trial"
@@ -324,15 +325,9 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 			return err
 		}
 	} else {
-		writeRunSummary(stdout, &summaryView{
-			summary:  &summary,
-			plan:     plan,
-			opts:     o,
-			target:   tgt,
-			run:      run,
-			dir:      dirPath,
-			measured: r.Measured,
-		})
+		if err := report.WriteText(stdout, report.Run(runView(plan, o, tgt, r, dirPath))); err != nil {
+			return err
+		}
 	}
 
 	switch {
