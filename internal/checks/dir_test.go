@@ -115,7 +115,7 @@ func testRunDirWhole(t *testing.T, dir string) {
 		ItemClientCPU: Pass, ItemRateAchieved: Pass, ItemAutovacuum: Warn,
 	}
 	if len(list) != len(want) {
-		t.Fatalf("%d items, want %d:\n%s", len(list), len(want), Text(list))
+		t.Fatalf("%d items, want %d:\n%+v", len(list), len(want), list)
 	}
 	for _, c := range list {
 		if c.Status != want[c.Name] {

@@ -196,25 +196,6 @@ func Worst(list []results.Check) string {
 	return [...]string{Pass, Warn, Fail}[r]
 }
 
-// Text is the checklist as printed in a summary: one line per item,
-// "  warn  checkpoint_in_window  no checkpoint in …".
-//
-// Deprecated: the renderer is package report (a report.Checklist block,
-// report.ChecklistText). Text stays only for the summaries not yet built by
-// report (internal/experiment's report.go and demo.go, internal/cli's
-// runout.go); delete it when they are.
-func Text(list []results.Check) string {
-	width := 0
-	for _, c := range list {
-		width = max(width, len(c.Name))
-	}
-	var b strings.Builder
-	for _, c := range list {
-		fmt.Fprintf(&b, "  %-4s  %-*s  %s\n", c.Status, width, c.Name, c.Message)
-	}
-	return b.String()
-}
-
 // StallRun is a run with an injected lock, as StallVisible judges it.
 type StallRun struct {
 	Label  string  // "run 14 (stall-open)"

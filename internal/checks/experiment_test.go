@@ -85,10 +85,9 @@ func TestReplaceWorstText(t *testing.T) {
 			t.Errorf("Worst(%v) = %s, want %s", tc.statuses, got, tc.want)
 		}
 	}
-	text := Text(out)
-	want := "  pass  warmup       ok\n  pass  repeats      at least 3 runs of each variant (A 3, B 3)\n"
-	if !strings.HasPrefix(text, want) || strings.Count(text, "\n") != 3 {
-		t.Errorf("Text:\n%s", text)
+	if len(out) != 3 || out[0].Name != ItemWarmup || out[0].Message != "ok" ||
+		out[1].Name != ItemRepeats || out[1].Message != "at least 3 runs of each variant (A 3, B 3)" {
+		t.Errorf("checks: %+v", out)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/pgtrial/pgtrial/internal/capacity"
 	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/stats"
@@ -40,7 +39,7 @@ func Experiment(rec *experiment.Record, dir string) *Doc {
 		d.Add(rampTable(rec.Ramp))
 	}
 	if rec.Search != nil {
-		d.Add(capacityBlocks(rec.Search)...)
+		d.Add(CapacityBlocks(rec.Search)...)
 	}
 	if len(rec.SLOs) > 0 {
 		d.Add(sloTable(rec.SLOs))
@@ -210,13 +209,4 @@ func endBlocks(rec *experiment.Record) []Block {
 		out = append(out, &Notes{Prefix: "ended early: ", Lines: []string{rec.Error}})
 	}
 	return out
-}
-
-// capacityBlocks is the capacity search's report as one block of lines.
-// Temporary: capacity.Write's text until report.CapacityBlocks (the
-// capacity report built as blocks) replaces it.
-func capacityBlocks(r *capacity.Result) []Block {
-	var b strings.Builder
-	capacity.Write(&b, r) // a strings.Builder does not fail
-	return []Block{&Lines{Lines: strings.Split(strings.TrimRight(b.String(), "\n"), "\n")}}
 }
