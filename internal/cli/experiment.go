@@ -144,7 +144,7 @@ func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, std
 	ctx, sigs, stop := notifySignals(ctx, out, j.stopping)
 	defer stop()
 
-	conn, restarter, err := experiment.ResolveTarget(ctx, j.target, out.println)
+	env, err := experiment.ResolveTarget(ctx, j.target, out.println)
 	if err != nil {
 		return err
 	}
@@ -152,15 +152,8 @@ func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, std
 	if dir == "" {
 		dir = defaultRunDir(time.Now(), j.dirName)
 	}
-	env := experiment.Env{
-		ConnString:  conn,
-		Restarter:   restarter,
-		Dir:         dir,
-		Tool:        info.tool(),
-		CommandLine: os.Args,
-		Out:         out.println,
-		Interrupt:   sigs.get,
-	}
+	env.Dir, env.Tool, env.CommandLine = dir, info.tool(), os.Args
+	env.Out, env.Interrupt = out.println, sigs.get
 	if !j.quiet && out.tty {
 		env.Status = out.status // a line a second is noise in a log: only on a terminal
 	}

@@ -286,7 +286,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		TxLog:           o.txlog,
 		Vars:            vars,
 		Seed:            plan.seed,
-		Collect:         o.collect.config(),
+		Collect:         o.collect.config(tgt.local != ""),
 		Dir:             dirPath,
 		Tool:            info.tool(),
 		CommandLine:     os.Args,

@@ -63,6 +63,9 @@ func containsString(list []string, s string) bool {
 }
 
 // config is the collectors' part of a trial.Config.
-func (c *collectOptions) config() trial.Collect {
-	return trial.Collect{Off: c.off, Kinds: c.kinds, WaitInterval: c.waitInterval.d, WaitSource: c.waitSource, NodeExporter: c.nodeExporter}
+// localCluster: the target is pgtrial's local cluster, whose databases get
+// the extensions the collectors read (collect.Config.CreateExtensions).
+func (c *collectOptions) config(localCluster bool) trial.Collect {
+	return trial.Collect{Off: c.off, Kinds: c.kinds, WaitInterval: c.waitInterval.d, WaitSource: c.waitSource, NodeExporter: c.nodeExporter,
+		CreateExtensions: localCluster}
 }

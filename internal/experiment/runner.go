@@ -31,6 +31,10 @@ import (
 type Env struct {
 	ConnString string              // the target (ResolveTarget)
 	Restarter  serverctl.Restarter // nil: settings that need a restart are refused
+	// LocalCluster: the target is pgtrial's own local cluster, so the
+	// collectors create the extensions they read (pg_stat_statements,
+	// pg_wait_sampling) in the database on first use.
+	LocalCluster bool
 	Dir        string              // the experiment directory; created, must not hold an experiment
 	Tool       results.Tool
 	// CommandLine is recorded in every run.json (passwords redacted).
@@ -508,7 +512,7 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 		Vars:            vars,
 		Seed:            prng.Seed{Value: seed, Explicit: true},
 		Collect: trial.Collect{Off: s.Collect.Off, Kinds: kinds, WaitInterval: s.Collect.WaitInterval,
-			WaitSource: s.Collect.WaitSource, NodeExporter: s.Target.NodeExporter},
+			WaitSource: s.Collect.WaitSource, NodeExporter: s.Target.NodeExporter, CreateExtensions: r.env.LocalCluster},
 		Dir:         filepath.Join(r.env.Dir, rel),
 		Tool:        r.env.Tool,
 		CommandLine: r.env.CommandLine,

@@ -658,9 +658,10 @@ collect: false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	conn, restarter, err := ResolveTarget(ctx, spec.Target, nil)
-	if err != nil || restarter == nil {
-		t.Fatalf("ResolveTarget: %v, %v", restarter, err)
+	resolved, err := ResolveTarget(ctx, spec.Target, nil)
+	conn, restarter := resolved.ConnString, resolved.Restarter
+	if err != nil || restarter == nil || resolved.LocalCluster {
+		t.Fatalf("ResolveTarget: %+v, %v", resolved, err)
 	}
 	before := settingsOf(t, url, "max_locks_per_transaction")
 	env, log := testEnv(t, conn, restarter)

@@ -13,7 +13,9 @@ import (
 // local cluster t.Local ("pgtrial local"; created and started if needed).
 // It says on out, first, which target and why. A local cluster restarts
 // itself; a server restarts with t.RestartCommand, or not at all (nil).
-func ResolveTarget(ctx context.Context, t Target, out func(string)) (string, serverctl.Restarter, error) {
+// The Env it returns has ConnString, Restarter and LocalCluster set; the
+// caller fills in the rest.
+func ResolveTarget(ctx context.Context, t Target, out func(string)) (Env, error) {
 	req := target.Request{Out: out}
 	switch {
 	case t.URL != "":
@@ -26,14 +28,15 @@ func ResolveTarget(ctx context.Context, t Target, out func(string)) (string, ser
 	}
 	res, err := target.Resolve(ctx, req)
 	if err != nil {
-		return "", nil, err
+		return Env{}, err
 	}
-	if res.Local != nil {
-		restarter, _ := res.Local.(serverctl.Restarter)
-		return res.ConnString, restarter, nil
+	env := Env{ConnString: res.ConnString}
+	switch {
+	case res.Local != nil:
+		env.Restarter, _ = res.Local.(serverctl.Restarter)
+		env.LocalCluster = true
+	case t.URL != "" && t.RestartCommand != "":
+		env.Restarter = serverctl.CommandRestarter{Command: t.RestartCommand, ConnString: res.ConnString}
 	}
-	if t.URL != "" && t.RestartCommand != "" {
-		return res.ConnString, serverctl.CommandRestarter{Command: t.RestartCommand, ConnString: res.ConnString}, nil
-	}
-	return res.ConnString, nil, nil
+	return env, nil
 }

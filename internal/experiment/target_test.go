@@ -24,7 +24,8 @@ func TestResolveTargetEnvironment(t *testing.T) {
 	}
 	var lines []string
 	out := func(s string) { lines = append(lines, s) }
-	conn, restarter, err := ResolveTarget(context.Background(), spec.Target, out)
+	env, err := ResolveTarget(context.Background(), spec.Target, out)
+	conn, restarter := env.ConnString, env.Restarter
 	if err != nil || conn != "host=envhost.invalid port=6543" || restarter != nil {
 		t.Errorf("no target section: %q, %v, %v", conn, restarter, err)
 	}
@@ -39,7 +40,8 @@ func TestResolveTargetEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines = nil
-	conn, restarter, err = ResolveTarget(context.Background(), spec.Target, out)
+	env, err = ResolveTarget(context.Background(), spec.Target, out)
+	conn, restarter = env.ConnString, env.Restarter
 	if err != nil || conn != "postgres://u:pw@filehost.invalid/db" {
 		t.Errorf("target.url: %q, %v", conn, err)
 	}
