@@ -35,8 +35,8 @@ type Env struct {
 	// collectors create the extensions they read (pg_stat_statements,
 	// pg_wait_sampling) in the database on first use.
 	LocalCluster bool
-	Dir        string              // the experiment directory; created, must not hold an experiment
-	Tool       results.Tool
+	Dir          string // the experiment directory; created, must not hold an experiment
+	Tool         results.Tool
 	// CommandLine is recorded in every run.json (passwords redacted).
 	CommandLine []string
 	// Out receives progress and messages, one line each; nil: none.
