@@ -151,7 +151,7 @@ func TestExperimentRamp(t *testing.T) {
 		"ramp (median over the repeats; waits: share of the samples of active sessions):\n",
 		"  variant  level  runs  tps    p50 ms  p99 ms  calls/s  rows/s  IO %  Timeout %\n",
 		"  base     50     1     50.0   1.25    3.00    50.0     49.5    10    90\n",
-		"  calls/s —: " + reason + "\n  rows/s —: " + reason + "\n",
+		"  calls/s, rows/s —: " + reason + "\n",
 		"warning: collector: statements collector not started: " + reason,
 	} {
 		if !strings.Contains(out, want) {
@@ -186,7 +186,7 @@ func TestExperimentMarkdown(t *testing.T) {
 	reason := "pg_stat_statements is not installed"
 	out = markdown(t, Experiment(rampRecord(reason), "/tmp/r"))
 	if !strings.Contains(out, "| base | 100 | 1 | 100.0 | 0.000 | 0.000 | — | — | 0 | 75 |\n") ||
-		!strings.Contains(out, "- calls/s —: pg\\_stat\\_statements is not installed\n") {
+		!strings.Contains(out, "- calls/s, rows/s —: pg\\_stat\\_statements is not installed\n") {
 		t.Errorf("ramp in markdown:\n%s", out)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -89,27 +90,33 @@ func writeTextTable(w *bufio.Writer, t *Table) {
 	}
 }
 
-// missingReasons are the table's reasons for missing figures, one per
-// column and reason in the order met: "calls/s —: pg_stat_statements is not
-// installed in database postgres".
+// missingReasons are the table's reasons for missing figures, one line per
+// reason with the columns it empties, in the order met: "calls/s, rows/s —:
+// pg_stat_statements is not installed in database postgres".
 func missingReasons(t *Table) []string {
-	var out []string
-	seen := map[string]bool{}
+	var reasons []string
+	cols := map[string][]string{}
 	for _, row := range t.Rows {
 		for i, c := range row {
 			if c.Why == "" {
 				continue
 			}
-			col := ""
-			if i < len(t.Head) {
-				col = t.Head[i] + " "
+			if _, ok := cols[c.Why]; !ok {
+				reasons = append(reasons, c.Why)
+				cols[c.Why] = nil
 			}
-			r := col + format.Missing + ": " + c.Why
-			if !seen[r] {
-				seen[r] = true
-				out = append(out, r)
+			if i < len(t.Head) && !slices.Contains(cols[c.Why], t.Head[i]) {
+				cols[c.Why] = append(cols[c.Why], t.Head[i])
 			}
 		}
+	}
+	out := make([]string, len(reasons))
+	for i, r := range reasons {
+		head := strings.Join(cols[r], ", ")
+		if head != "" {
+			head += " "
+		}
+		out[i] = head + format.Missing + ": " + r
 	}
 	return out
 }
