@@ -93,8 +93,10 @@ func TestSignalsStop(t *testing.T) {
 		var p signalProbe
 		sigCh := make(chan os.Signal, 2)
 		ctx, sigs, stop := p.watch(true).watch(context.Background(), sigCh)
+		synctest.Wait() // the watcher waits
 		stop()
 		stop()
+		synctest.Wait() // the watcher is gone (in real use, signal.Stop sends nothing more)
 		sigCh <- os.Interrupt
 		synctest.Wait()
 		if r, _ := sigs.get(); ctx.Err() == nil || r != "" {

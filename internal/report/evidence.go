@@ -33,6 +33,7 @@ func EvidenceBlocks(ev *results.Evidence, collectors []string) []Block {
 	if !e.missing("server counters", results.EvidenceServer) && slices.Contains(collectors, results.EvidenceServer) {
 		e.server()
 	}
+	waitsGone := e.missing("waits", results.EvidenceWaits)
 	e.statementRates()
 	if !e.missing("OS", results.EvidenceOS) && ev.CPU != nil {
 		c := ev.CPU
@@ -44,7 +45,7 @@ func EvidenceBlocks(ev *results.Evidence, collectors []string) []Block {
 			d.Name, format.Pct(d.Util), format.Rate(d.ReadsPerS), format.Rate(d.WritesPerS), format.Ms(d.AwaitMs), format.Sig3(d.QueueSize)))
 	}
 	blocks := []Block{e.t}
-	if _, gone := ev.MissingReason(results.EvidenceWaits); !gone && len(ev.Waits) > 0 {
+	if !waitsGone && len(ev.Waits) > 0 {
 		blocks = append(blocks, waitsTable(ev.Waits))
 	}
 	if _, gone := ev.MissingReason(results.EvidenceStatements); !gone && len(ev.Statements) > 0 {

@@ -82,19 +82,22 @@ func TestEvidenceServerMissingAndOS(t *testing.T) {
 		Warnings:    []string{"wait sampling fell behind"},
 	}
 	ev.SetMissing(results.EvidenceServer, "permission denied for pg_stat_io")
+	ev.SetMissing(results.EvidenceWaits, "pg_wait_sampling is not installed")
+	ev.Waits = []results.WaitShare{{Type: "CPU", Event: "CPU", Share: 1}} // not shown: the group is missing
 	out := evidenceText(t, ev, []string{results.EvidenceServer, results.EvidenceOS})
 	for _, want := range []string{
 		"  server counters  —: permission denied for pg_stat_io\n",
 		"  CPU              us 42 %, sy 8.0 %, wa 0 %, st 0 %, id 50 %; pgtrial itself 0.25 CPUs\n",
 		"  busiest disk     nvme0n1: util 30 %, r/s 12.0, w/s 340.5, await 0.250 ms, aqu-sz 1.5\n",
+		"  waits            —: pg_wait_sampling is not installed\n",
 		"warning: wait sampling fell behind\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
 	}
-	if strings.Contains(out, "checkpoints") {
-		t.Errorf("server counters shown although missing:\n%s", out)
+	if strings.Contains(out, "checkpoints") || strings.Contains(out, "waits of") {
+		t.Errorf("server counters or waits shown although missing:\n%s", out)
 	}
 }
 
