@@ -18,6 +18,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/localpg"
+	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/script"
 	"github.com/pgtrial/pgtrial/internal/trial"
 )
@@ -48,11 +49,9 @@ type capacityOptions struct {
 
 // Limits of the flags, as the experiment file's keys have them.
 const (
-	capacityMaxClients        = 1_000_000
 	capacityMaxCeilingRepeats = 1000
 	capacityMaxPrecision      = 0.5
 	capacityMaxSteps          = 100
-	capacityMaxScripts        = 128
 	capacityDefaultWindow     = 30 * time.Second
 )
 
@@ -156,11 +155,15 @@ func capacitySpec(o *capacityOptions, changed func(string) bool) (*experiment.Sp
 	if err != nil {
 		return nil, err
 	}
-	if o.clients < 1 || o.clients > capacityMaxClients {
-		return nil, fmt.Errorf("invalid --clients %d: use 1 to %d clients, e.g. -c 8", o.clients, capacityMaxClients)
-	}
-	if o.threads < 0 || o.threads > capacityMaxClients {
-		return nil, fmt.Errorf("invalid --threads %d: give at least 1, or 0 for min(clients, CPUs), e.g. -j 4", o.threads)
+	// The clients and threads follow engine.Load's rules, as for pgtrial run
+	// and the experiment file.
+	if errs := (engine.Load{Clients: o.clients, Threads: o.threads}).Validate(); len(errs) > 0 {
+		var fe *engine.FieldError
+		if !errors.As(errs[0], &fe) {
+			return nil, errs[0]
+		}
+		example := map[string]string{engine.FieldClients: "-c 8", engine.FieldThreads: "-j 4"}[fe.Field]
+		return nil, fmt.Errorf("invalid %s %s: %s, e.g. %s", fe.Flag(), fe.Value, fe.Rule, example)
 	}
 	mode, ok := script.ParseMode(strings.ToLower(o.protocol))
 	if !ok {
@@ -251,8 +254,8 @@ func capacityScripts(o *capacityOptions, changed func(string) bool, wl *experime
 	if changed("builtin") {
 		return errors.New("-b/--builtin and -f/--file exclude each other: search with a built-in script (-b select-only) or with script files (-f mix.sql@9 -f report.sql@1)")
 	}
-	if len(o.files) > capacityMaxScripts {
-		return fmt.Errorf("%d -f/--file scripts: at most %d are allowed", len(o.files), capacityMaxScripts)
+	if len(o.files) > engine.MaxScripts {
+		return fmt.Errorf("%d -f/--file scripts: at most %d are allowed", len(o.files), engine.MaxScripts)
 	}
 	total := int64(0)
 	for _, arg := range o.files {
@@ -269,12 +272,6 @@ func capacityScripts(o *capacityOptions, changed func(string) bool, wl *experime
 	return nil
 }
 
-// sloQuantiles are --slo's quantile keys, as the experiment file's.
-var sloQuantiles = []struct {
-	key string
-	q   float64
-}{{"p50", 0.5}, {"p90", 0.9}, {"p95", 0.95}, {"p99", 0.99}, {"p99.9", 0.999}}
-
 // parseSLOFlag parses --slo QUANTILE=LIMIT, e.g. p99=50ms.
 func parseSLOFlag(s string) (experiment.SLO, error) {
 	if strings.TrimSpace(s) == "" {
@@ -286,14 +283,13 @@ func parseSLOFlag(s string) (experiment.SLO, error) {
 	}
 	key = strings.ToLower(strings.TrimSpace(key))
 	slo := experiment.SLO{}
-	for _, q := range sloQuantiles {
-		if q.key == key {
-			slo.Quantile = q.q
-		}
+	q, ok := metrics.QuantileNamed(key) // the experiment file's quantile keys
+	if !ok {
+		names := metrics.QuantileNames()
+		return experiment.SLO{}, fmt.Errorf("invalid --slo %q: the quantile is one of %s or %s, e.g. --slo p99=50ms", s,
+			strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	}
-	if slo.Quantile == 0 {
-		return experiment.SLO{}, fmt.Errorf("invalid --slo %q: the quantile is one of p50, p90, p95, p99 or p99.9, e.g. --slo p99=50ms", s)
-	}
+	slo.Quantile = q
 	d, err := time.ParseDuration(strings.TrimSpace(limit))
 	if err != nil {
 		return experiment.SLO{}, fmt.Errorf("invalid --slo %q: the limit is a duration in Go syntax with its unit, e.g. --slo %s=50ms (or 1.5s)", s, key)
