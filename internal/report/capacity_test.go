@@ -97,8 +97,7 @@ search ended: interrupted
 }
 
 func TestCapacityMarkdown(t *testing.T) {
-	out := markdown(t, Capacity(sampleSearch()))
-	checkMarkdown(t, out,
+	checkMarkdown(t, Capacity(sampleSearch()),
 		"# capacity search: SLO p99 ≤ 50 ms",
 		"**open-model steps**\n\n| run | phase | target tx/s | of ceiling | achieved tx/s | p99 ms | lag | skipped+failed | result | bracket | dir | why |\n",
 		"| 8 | bisect | 825 | 82 % | 825 | 52.6 | steady | 0 % | FAIL | lowest miss | runs/008 | p99 52.6 ms &gt; 50 ms |\n",

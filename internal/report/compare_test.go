@@ -101,8 +101,7 @@ func TestCompareWarningsAndMissing(t *testing.T) {
 }
 
 func TestCompareMarkdown(t *testing.T) {
-	out := markdown(t, Compare(sampleComparison()))
-	checkMarkdown(t, out,
+	checkMarkdown(t, Compare(sampleComparison()),
 		"# compare: base (4 runs) vs new (4 runs): tpcb-like, open model at 1000.0 tx/s, 8 clients\n",
 		"| metric | base median (min–max) | new median (min–max) | new/base \\[95 % CI\\] | MW p | verdict |\n| --- | --- | --- | --- | --- | --- |\n",
 		"| p99 ms | 20.100 (19.800–20.400) | 26.150 (25.700–26.500) | 1.30 \\[",

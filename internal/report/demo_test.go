@@ -69,8 +69,7 @@ func TestDemo(t *testing.T) {
 
 // TestDemoMarkdown: the demo renders as Markdown with its tables.
 func TestDemoMarkdown(t *testing.T) {
-	out := markdown(t, Demo(demoRecord(), "/tmp/demo"))
-	checkMarkdown(t, out,
+	checkMarkdown(t, Demo(demoRecord(), "/tmp/demo"),
 		"# pgtrial demo: tpcb-like (scale 20) on /tmp:5433/postgres (PostgreSQL 15.8)\n",
 		"| load | rate tx/s | p50 ms | p95 ms | p99 ms | skipped % |\n| --- | --- | --- | --- | --- | --- |\n| 30 % | 300 | 1.20 (1.10–1.30) | 2.00 (2.00–2.00) | 3.00 (3.00–3.00) | 0 (0–0) |\n",
 		"- rate tx/s —: no run of the level completed\n",

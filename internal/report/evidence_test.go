@@ -88,8 +88,7 @@ func TestEvidenceServerMissingAndOS(t *testing.T) {
 func TestEvidenceMarkdown(t *testing.T) {
 	ev := &results.Evidence{Statements: []results.StatementCost{{Calls: 1, Query: "SELECT a|b FROM t_1"}}}
 	ev.SetMissing(results.EvidenceOS, "the server is not on this machine")
-	got := markdown(t, (&Doc{Title: "run"}).Add(EvidenceBlocks(ev, []string{"statements", "os"})...))
-	checkMarkdown(t, got,
+	checkMarkdown(t, (&Doc{Title: "run"}).Add(EvidenceBlocks(ev, []string{"statements", "os"})...),
 		"**evidence (measured window; collectors: statements, os)**\n",
 		"| OS | —: the server is not on this machine |\n",
 		"| share | calls | mean ms | hit/call | read/call | query |\n",

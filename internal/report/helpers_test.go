@@ -15,16 +15,6 @@ func text(t *testing.T, d *Doc) string {
 	return b.String()
 }
 
-// markdown renders d with WriteMarkdown.
-func markdown(t *testing.T, d *Doc) string {
-	t.Helper()
-	var b strings.Builder
-	if err := WriteMarkdown(&b, d); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
 // wantAll reports every string of wants that out lacks; what names out in
 // the message ("the summary lacks …").
 func wantAll(t *testing.T, what, out string, wants ...string) {
@@ -36,11 +26,17 @@ func wantAll(t *testing.T, what, out string, wants ...string) {
 	}
 }
 
-// checkMarkdown reports every string of wants that md lacks, and every
-// table line whose number of cells is not its table's head's (a table is a
-// run of lines that start with "|"; an escaped \| is no cell border).
-func checkMarkdown(t *testing.T, md string, wants ...string) {
+// checkMarkdown renders d with WriteMarkdown and returns it, having reported
+// every string of wants that it lacks and every table line whose number of
+// cells is not its table's head's (a table is a run of lines that start with
+// "|"; an escaped \| is no cell border).
+func checkMarkdown(t *testing.T, d *Doc, wants ...string) string {
 	t.Helper()
+	var b strings.Builder
+	if err := WriteMarkdown(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	md := b.String()
 	wantAll(t, "markdown", md, wants...)
 	head := -1 // cells of the current table's head line; -1 outside a table
 	for line := range strings.Lines(md) {
@@ -55,4 +51,5 @@ func checkMarkdown(t *testing.T, md string, wants ...string) {
 			t.Errorf("table line with %d cells under a head of %d: %q", cells, head, line)
 		}
 	}
+	return md
 }

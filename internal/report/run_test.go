@@ -114,8 +114,7 @@ func TestRunClosedText(t *testing.T) {
 }
 
 func TestRunMarkdown(t *testing.T) {
-	got := markdown(t, Run(openTwoScripts()))
-	checkMarkdown(t, got,
+	checkMarkdown(t, Run(openTwoScripts()),
 		"# workload:  tpcb-like@1+select-only@2 (scale 10) on 127.0.0.1:5432/bench, PostgreSQL 15.8\n",
 		"**total: 5970 committed, 99.5 tps**\n\n| latency ms | p50 | p90 | p95 | p99 | p99.9 | max |\n| --- |",
 		"| response | 1.200 | 3.400 | 5.000 | 12.500 | 30.250 | 41.000 |\n",

@@ -43,8 +43,7 @@ warning: a <b> warning
 }
 
 func TestWriteMarkdown(t *testing.T) {
-	got := markdown(t, sampleDoc())
-	checkMarkdown(t, got,
+	checkMarkdown(t, sampleDoc(),
 		"# experiment x\n",
 		"select-only on h:1/db  \nwarm-up 1 s\n",
 		"**ramp**\n\n| level | tps | calls/s |\n| --- | --- | --- |\n| 1 | 100.0 | — |\n",
