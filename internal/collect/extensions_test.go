@@ -48,7 +48,7 @@ func TestCreateExtensionsOnFirstUse(t *testing.T) {
 		t.Fatal("a fresh test database already has pg_stat_statements: the test cannot tell")
 	}
 
-	var w stmtWarnings
+	var w testWarnings
 	cfg := &Config{ConnString: url, Dir: t.TempDir(), RunStart: time.Now(), CreateExtensions: true}
 	s, err := newStatements(ctx, cfg, w.warn)
 	if err != nil {

@@ -35,24 +35,6 @@ func wtConfig(t *testing.T, url, source string, waitInterval, interval time.Dura
 	}
 }
 
-// wtWarnings collects what a source warns.
-type wtWarnings struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (w *wtWarnings) warn(format string, args ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.msgs = append(w.msgs, fmt.Sprintf(format, args...))
-}
-
-func (w *wtWarnings) list() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.msgs...)
-}
-
 // wtRun samples src on its grid from cfg.RunStart (as Collector.loop)
 // until stop is called; stop waits for the loop and closes the source.
 func wtRun(t *testing.T, src source, cfg *Config) (stop func()) {
@@ -109,6 +91,28 @@ func wtConn(t *testing.T, ctx context.Context, url string) *pgx.Conn {
 	}
 	t.Cleanup(func() { conn.Close(context.Background()) })
 	return conn
+}
+
+// wtBusy keeps the server busy for d, all at once: each of sleepers waits
+// in pg_sleep, spinner runs a loop without waits (bounded by the clock). It
+// returns when they are done.
+func wtBusy(t *testing.T, ctx context.Context, d time.Duration, spinner *pgx.Conn, sleepers ...*pgx.Conn) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for _, c := range sleepers {
+		wg.Go(func() {
+			if _, err := c.Exec(ctx, fmt.Sprintf("SELECT pg_sleep(%g)", d.Seconds())); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Go(func() {
+		if _, err := spinner.Exec(ctx, fmt.Sprintf(`DO $$ DECLARE i bigint := 0; BEGIN
+			WHILE clock_timestamp() < statement_timestamp() + interval '%g s' LOOP i := i + 1; END LOOP; END $$`, d.Seconds())); err != nil {
+			t.Error(err)
+		}
+	})
+	wg.Wait()
 }
 
 func wtRows(t *testing.T, dir string) []WaitRow {
@@ -275,20 +279,7 @@ func TestWaitsSleepAndCPU(t *testing.T) {
 	}
 	stop := wtRun(t, w, cfg)
 	wtSleepUntil(cfg.RunStart.Add(100 * time.Millisecond))
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if _, err := sleeper.Exec(ctx, "SELECT pg_sleep(1.2)"); err != nil {
-			t.Error(err)
-		}
-	})
-	wg.Go(func() {
-		// A busy loop without waits, bounded by the clock.
-		if _, err := spinner.Exec(ctx, `DO $$ DECLARE i bigint := 0; BEGIN
-			WHILE clock_timestamp() < statement_timestamp() + interval '1.2 s' LOOP i := i + 1; END LOOP; END $$`); err != nil {
-			t.Error(err)
-		}
-	})
-	wg.Wait()
+	wtBusy(t, ctx, 1200*time.Millisecond, spinner, sleeper)
 	wtSleepUntil(cfg.RunStart.Add(1600 * time.Millisecond))
 	stop()
 
@@ -593,7 +584,7 @@ func TestWaitsProfileMissing(t *testing.T) {
 		t.Error("waits.csv created by a source that failed to start")
 	}
 
-	var warned wtWarnings
+	var warned testWarnings
 	cfg = wtConfig(t, url, WaitSourceAuto, 100*time.Millisecond, time.Second)
 	w, err := newWaits(ctx, cfg, warned.warn)
 	if err != nil {
@@ -676,7 +667,7 @@ func TestWaitsProfile(t *testing.T) {
 	}
 	defer ours.Close(context.Background())
 
-	var warned wtWarnings
+	var warned testWarnings
 	cfg := wtConfig(t, url, WaitSourceAuto, 100*time.Millisecond, 500*time.Millisecond)
 	w, err := newWaits(ctx, cfg, warned.warn)
 	if err != nil {
@@ -687,24 +678,7 @@ func TestWaitsProfile(t *testing.T) {
 	}
 	stop := wtRun(t, w, cfg)
 	wtSleepUntil(cfg.RunStart.Add(100 * time.Millisecond))
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if _, err := conn.Exec(ctx, "SELECT pg_sleep(1.3)"); err != nil {
-			t.Error(err)
-		}
-	})
-	wg.Go(func() { // a collector's session: left out
-		if _, err := ours.Exec(ctx, "SELECT pg_sleep(1.3)"); err != nil {
-			t.Error(err)
-		}
-	})
-	wg.Go(func() {
-		if _, err := spinner.Exec(ctx, `DO $$ DECLARE i bigint := 0; BEGIN
-			WHILE clock_timestamp() < statement_timestamp() + interval '1.3 s' LOOP i := i + 1; END LOOP; END $$`); err != nil {
-			t.Error(err)
-		}
-	})
-	wg.Wait()
+	wtBusy(t, ctx, 1300*time.Millisecond, spinner, conn, ours) // ours: a collector's session, left out
 	wtSleepUntil(cfg.RunStart.Add(1600 * time.Millisecond))
 	stop()
 
