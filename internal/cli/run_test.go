@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -469,47 +468,15 @@ func TestRunInterrupt(t *testing.T) {
 	url := withPassword(t, runTestDB(t))
 	bin := pgtest.BuildPgtrial(t)
 	dir := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(bin, "run", url, "--rate", "100", "-T", "30s", "--warmup", "0s", "-c", "2", "-b", "select-only", "--run-dir", dir)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-		}
-	}()
 	// About 3 s into the run, and at least two intervals written.
-	began := time.Now()
-	for {
-		rows, _ := results.ReadTimeline(dir)
-		if len(rows) >= 2 && time.Since(began) >= 3*time.Second {
-			break
-		}
-		if time.Since(began) > 20*time.Second {
-			t.Fatalf("%d timeline rows after 20 s\nstderr:\n%s", len(rows), stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+	got := interruptRun(t, bin, dir, 3*time.Second, "run", url, "--rate", "100", "-T", "30s", "--warmup", "0s", "-c", "2", "-b", "select-only", "--run-dir", dir)
+	if got.took > 5*time.Second {
+		t.Errorf("exit took %v after SIGINT", got.took)
 	}
-	sent := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	var err error
-	select {
-	case err = <-exited:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("still running 10 s after SIGINT\nstderr:\n%s", stderr.String())
-	}
-	if took := time.Since(sent); took > 5*time.Second {
-		t.Errorf("exit took %v after SIGINT", took)
-	}
+	err := got.err
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitRunFail {
-		t.Errorf("exit: %v, want status 2\nstderr:\n%s", err, stderr.String())
+		t.Errorf("exit: %v, want status 2\nstderr:\n%s", err, got.stderr)
 	}
 	run, rows := checkRunDir(t, dir)
 	if !run.Interrupted || run.InterruptReason != "SIGINT" {
@@ -518,13 +485,13 @@ func TestRunInterrupt(t *testing.T) {
 	if len(rows) < 2 {
 		t.Errorf("%d timeline rows", len(rows))
 	}
-	if !strings.Contains(stdout.String(), "INTERRUPTED by SIGINT") || !strings.Contains(stderr.String(), "pgtrial: error: run interrupted by SIGINT") {
-		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if !strings.Contains(got.stdout, "INTERRUPTED by SIGINT") || !strings.Contains(got.stderr, "pgtrial: error: run interrupted by SIGINT") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", got.stdout, got.stderr)
 	}
 	if !strings.Contains(strings.Join(run.CommandLine, " "), "postgres://postgres@") {
 		t.Errorf("command line %q: want the URL without its password", run.CommandLine)
 	}
-	assertNoPassword(t, dir, stdout.String()+stderr.String())
+	assertNoPassword(t, dir, got.stdout+got.stderr)
 	events, err := results.ReadEvents(dir)
 	if err != nil {
 		t.Fatal(err)
