@@ -256,7 +256,7 @@ func TestPgbenchRunDir(t *testing.T) {
 func TestPgbenchRunDirCollectors(t *testing.T) {
 	url := runTestDB(t)
 	pgtest.Measure(t) // sustained load: not beside another measurement
-	execSQL(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+	pgtest.Exec(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
 	dir := filepath.Join(t.TempDir(), "run")
 	code, out, errOut := runCLI(t, "pgbench", "-S", "-n", "-c", "2", "-T", "3", "--run-dir", dir, url)
 	if code != 0 || errOut != "" {

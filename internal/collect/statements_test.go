@@ -31,11 +31,7 @@ const (
 func stmtTestDB(t *testing.T, ctx context.Context) (string, *pgx.Conn) {
 	t.Helper()
 	url := pgtest.ConnString(t)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
+	conn := pgtest.Connect(t, ctx, url)
 	var preload string
 	if err := conn.QueryRow(ctx, "show shared_preload_libraries").Scan(&preload); err != nil {
 		t.Fatal(err)

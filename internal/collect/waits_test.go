@@ -82,17 +82,6 @@ func wtRun(t *testing.T, src source, cfg *Config) (stop func()) {
 
 func wtSleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
 
-// wtConn opens a plain (not collector) connection.
-func wtConn(t *testing.T, ctx context.Context, url string) *pgx.Conn {
-	t.Helper()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
-}
-
 // wtBusy keeps the server busy for d, all at once: each of sleepers waits
 // in pg_sleep, spinner runs a loop without waits (bounded by the clock). It
 // returns when they are done.
@@ -192,8 +181,8 @@ func TestWaitsLockWait(t *testing.T) {
 	url := pgtest.ConnString(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	holder := wtConn(t, ctx, url)
-	waiter := wtConn(t, ctx, url)
+	holder := pgtest.Connect(t, ctx, url)
+	waiter := pgtest.Connect(t, ctx, url)
 	if _, err := holder.Exec(ctx, "CREATE TABLE locked (x int)"); err != nil {
 		t.Fatal(err)
 	}
@@ -269,8 +258,8 @@ func TestWaitsSleepAndCPU(t *testing.T) {
 	url := pgtest.ConnString(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	sleeper := wtConn(t, ctx, url)
-	spinner := wtConn(t, ctx, url)
+	sleeper := pgtest.Connect(t, ctx, url)
+	spinner := pgtest.Connect(t, ctx, url)
 
 	cfg := wtConfig(t, url, WaitSourceActivity, 50*time.Millisecond, 500*time.Millisecond)
 	w, err := newWaits(ctx, cfg, t.Logf)
@@ -325,8 +314,8 @@ func TestWaitsSkipsOwnAndIdleSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ours.Close(context.Background())
-	wtConn(t, ctx, url)
-	idleTx := wtConn(t, ctx, url)
+	pgtest.Connect(t, ctx, url)
+	idleTx := pgtest.Connect(t, ctx, url)
 	if _, err := idleTx.Exec(ctx, "BEGIN; SELECT 1"); err != nil {
 		t.Fatal(err)
 	}
@@ -601,7 +590,7 @@ func TestWaitsProfileMissing(t *testing.T) {
 	}
 
 	// Installed in the database but its library not preloaded.
-	conn := wtConn(t, ctx, url)
+	conn := pgtest.Connect(t, ctx, url)
 	if !wtHasWaitSampling(t, ctx, conn) {
 		t.Log("pg_wait_sampling is not available on this server: the not-preloaded case is not tested")
 		return
@@ -642,7 +631,7 @@ func TestWaitsProfile(t *testing.T) {
 	url := pgtest.ConnString(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	conn := wtConn(t, ctx, url)
+	conn := pgtest.Connect(t, ctx, url)
 	if !wtHasWaitSampling(t, ctx, conn) {
 		t.Skip("pg_wait_sampling is not installed for this server (e.g. apt-get install postgresql-15-pg-wait-sampling)")
 	}
@@ -656,8 +645,8 @@ func TestWaitsProfile(t *testing.T) {
 	if !strings.Contains(preload, "pg_wait_sampling") {
 		wtPreloadWaitSampling(t, ctx, cluster, preload)
 	}
-	conn = wtConn(t, ctx, url)
-	spinner := wtConn(t, ctx, url)
+	conn = pgtest.Connect(t, ctx, url)
+	spinner := pgtest.Connect(t, ctx, url)
 	if _, err := conn.Exec(ctx, "CREATE EXTENSION pg_wait_sampling"); err != nil {
 		t.Fatal(err)
 	}

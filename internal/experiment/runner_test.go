@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/compare"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
@@ -284,23 +282,8 @@ collect: [statements]
 func countIndexes(t *testing.T, url string) int {
 	t.Helper()
 	var n int
-	queryRow(t, url, "SELECT count(*) FROM pg_indexes WHERE tablename LIKE 'pgbench_%'", nil, &n)
+	pgtest.QueryRow(t, url, "SELECT count(*) FROM pg_indexes WHERE tablename LIKE 'pgbench_%'", nil, &n)
 	return n
-}
-
-// queryRow runs one query on a connection of its own and scans its row.
-func queryRow(t *testing.T, url, sql string, args []any, dest ...any) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if err := conn.QueryRow(ctx, sql, args...).Scan(dest...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
 }
 
 func settingsOf(t *testing.T, url string, names ...string) []string {
@@ -308,7 +291,7 @@ func settingsOf(t *testing.T, url string, names ...string) []string {
 	var out []string
 	for _, n := range names {
 		var v string
-		queryRow(t, url, "SELECT current_setting($1)", []any{n}, &v)
+		pgtest.QueryRow(t, url, "SELECT current_setting($1)", []any{n}, &v)
 		out = append(out, n+"="+v)
 	}
 	return out
@@ -365,7 +348,7 @@ func autoConf(t *testing.T, dataDir string) string {
 func dbState(t *testing.T, url string) string {
 	t.Helper()
 	var s string
-	queryRow(t, url, `SELECT
+	pgtest.QueryRow(t, url, `SELECT
 		coalesce((SELECT string_agg(name || '=' || coalesce(setting, ''), ',' ORDER BY name) FROM pg_file_settings WHERE sourcefile LIKE '%auto.conf'), '') || ' | ' ||
 		(SELECT string_agg(name || '=' || setting, ',' ORDER BY name) FROM pg_settings WHERE name IN ('work_mem', 'fsync', 'synchronous_commit', 'max_locks_per_transaction', 'shared_buffers')) || ' | ' ||
 		coalesce((SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relname NOT LIKE 'pgbench\_%'), '')`, nil, &s)
