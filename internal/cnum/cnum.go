@@ -30,6 +30,23 @@ func SignStart(s string) (i int, neg bool) {
 	return i, neg
 }
 
+// exponentEnd is the end of an exponent whose marker ('e' or 'p') is at j:
+// past its optional sign and its digits; j itself when no digit follows
+// (the marker is then no part of the number).
+func exponentEnd(s string, j int) int {
+	k := j + 1
+	if k < len(s) && (s[k] == '+' || s[k] == '-') {
+		k++
+	}
+	if k >= len(s) || !isDigit(s[k]) {
+		return j
+	}
+	for k < len(s) && isDigit(s[k]) {
+		k++
+	}
+	return k
+}
+
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func isHexDigit(c byte) bool {
@@ -156,14 +173,7 @@ func Strtod(s string) (float64, int, bool) {
 		mant := s[start:j]
 		exp := "p0"
 		if j < len(s) && ToLower(s[j]) == 'p' {
-			k := j + 1
-			if k < len(s) && (s[k] == '+' || s[k] == '-') {
-				k++
-			}
-			if k < len(s) && isDigit(s[k]) {
-				for k < len(s) && isDigit(s[k]) {
-					k++
-				}
+			if k := exponentEnd(s, j); k > j {
 				exp = s[j:k]
 				j = k
 			}
@@ -192,16 +202,7 @@ func Strtod(s string) (float64, int, bool) {
 		return 0, 0, false
 	}
 	if j < len(s) && ToLower(s[j]) == 'e' {
-		k := j + 1
-		if k < len(s) && (s[k] == '+' || s[k] == '-') {
-			k++
-		}
-		if k < len(s) && isDigit(s[k]) {
-			for k < len(s) && isDigit(s[k]) {
-				k++
-			}
-			j = k
-		}
+		j = exponentEnd(s, j)
 	}
 	f, erange := parseChecked(s[start:j], nonzero)
 	return sign * f, j, erange
