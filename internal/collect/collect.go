@@ -282,33 +282,26 @@ func (c *Collector) startLoops(ctx context.Context) {
 	}
 }
 
+// asSource is a new source, or nil with the error (not a typed nil in the
+// interface).
+func asSource[S source](s S, err error) (source, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // newSource starts the source of kind k.
 func (c *Collector) newSource(ctx context.Context, k string) (source, error) {
 	switch k {
 	case KindWaits:
-		w, err := newWaits(ctx, &c.cfg, c.warn)
-		if err != nil {
-			return nil, err // not a typed nil in the interface
-		}
-		return w, nil
+		return asSource(newWaits(ctx, &c.cfg, c.warn))
 	case KindStatements:
-		st, err := newStatements(ctx, &c.cfg, c.warn)
-		if err != nil {
-			return nil, err // not a typed nil in the interface
-		}
-		return st, nil
+		return asSource(newStatements(ctx, &c.cfg, c.warn))
 	case KindServer:
-		sv, err := newServer(ctx, &c.cfg, c.warn)
-		if err != nil {
-			return nil, err // not a typed nil in the interface
-		}
-		return sv, nil
+		return asSource(newServer(ctx, &c.cfg, c.warn))
 	case KindOS:
-		o, err := newOSStats(ctx, &c.cfg, c.warn)
-		if err != nil {
-			return nil, err // not a typed nil in the interface
-		}
-		return o, nil
+		return asSource(newOSStats(ctx, &c.cfg, c.warn))
 	}
 	return nil, fmt.Errorf("unknown collector %q", k)
 }
