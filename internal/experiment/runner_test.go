@@ -213,12 +213,10 @@ var seed004Indexes = []string{
 	"CREATE INDEX pgbench_accounts_idx3 ON pgbench_accounts (filler)",
 }
 
-// TestExperimentIndexes: the 14 extra indexes of seeds/004 (setup SQL,
-// dropped by the teardown) against none, tpcb-like: the indexes make it
-// slower (no HOT updates of pgbench_accounts, 15 index entries per history
-// row), with an interval that excludes no change; afterwards the database
-// has its indexes as before.
-func TestExperimentIndexes(t *testing.T) {
+// measuredStatementsDB is a fresh database with pg_stat_statements for a
+// test that measures (pgtest.Measure: not beside another measurement).
+func measuredStatementsDB(t *testing.T) string {
+	t.Helper()
 	url := pgtest.ConnString(t)
 	pgtest.Measure(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -226,6 +224,16 @@ func TestExperimentIndexes(t *testing.T) {
 	if err := serverctl.Exec(ctx, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
 		t.Fatalf("pg_stat_statements (the test cluster preloads it when installed): %v", err)
 	}
+	return url
+}
+
+// TestExperimentIndexes: the 14 extra indexes of seeds/004 (setup SQL,
+// dropped by the teardown) against none, tpcb-like: the indexes make it
+// slower (no HOT updates of pgbench_accounts, 15 index entries per history
+// row), with an interval that excludes no change; afterwards the database
+// has its indexes as before.
+func TestExperimentIndexes(t *testing.T) {
+	url := measuredStatementsDB(t)
 	var drops []string
 	for _, c := range seed004Indexes {
 		name := strings.Fields(c)[2]
@@ -436,13 +444,7 @@ collect: false
 // each with its waits by type. The script sleeps 5 ms, so 2 clients carry
 // at most 400 tx/s and the sampled sessions wait on Timeout:PgSleep.
 func TestExperimentRamp(t *testing.T) {
-	url := pgtest.ConnString(t)
-	pgtest.Measure(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := serverctl.Exec(ctx, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
-		t.Fatalf("pg_stat_statements (the test cluster preloads it when installed): %v", err)
-	}
+	url := measuredStatementsDB(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "sleep.sql"), []byte("SELECT pg_sleep(0.005);\n"), 0o644); err != nil {
 		t.Fatal(err)
