@@ -357,7 +357,7 @@ func TestRunRecorderBoundary(t *testing.T) {
 // TestRunBadInput: each bad input is exit 1 with a clear message, and no run
 // directory is left behind.
 func TestRunBadInput(t *testing.T) {
-	url := withPassword(t, pgtest.ConnString(t)) // no pgbench tables
+	url := pgtest.WithPassword(t, pgtest.ConnString(t)) // no pgbench tables
 	tmp := t.TempDir()
 	t.Chdir(tmp)
 	script := filepath.Join(tmp, "s.sql")
@@ -411,7 +411,7 @@ func TestRunBadInput(t *testing.T) {
 					t.Errorf("%v: stderr %q lacks %q", tt.args, errOut, w)
 				}
 			}
-			if strings.Contains(out+errOut, testPassword) {
+			if strings.Contains(out+errOut, pgtest.Password) {
 				t.Errorf("%v: the password is in the output:\n%s%s", tt.args, out, errOut)
 			}
 		}
@@ -465,7 +465,7 @@ func TestRunDurationFlag(t *testing.T) {
 // TestRunInterrupt: SIGINT to a running `pgtrial run` cancels it quickly,
 // writes everything so far and marks the run interrupted (exit 2).
 func TestRunInterrupt(t *testing.T) {
-	url := withPassword(t, runTestDB(t))
+	url := pgtest.WithPassword(t, runTestDB(t))
 	bin := pgtest.BuildPgtrial(t)
 	dir := filepath.Join(t.TempDir(), "run")
 	// About 3 s into the run, and at least two intervals written.
@@ -510,23 +510,10 @@ func newTestSet(clients int) *metrics.Set { return metrics.NewSet(clients, metri
 
 func recordTx(r *metrics.Recorder, tx metrics.Tx) { r.Record(&tx) }
 
-const testPassword = "s3cret-pw"
-
-// withPassword adds a password to a postgres:// URL (the test cluster trusts
-// local connections, so it is never checked), to show it appears nowhere.
-func withPassword(t *testing.T, url string) string {
-	t.Helper()
-	const prefix = "postgres://postgres@"
-	if !strings.HasPrefix(url, prefix) {
-		t.Fatalf("unexpected test URL %q", url)
-	}
-	return "postgres://postgres:" + testPassword + "@" + strings.TrimPrefix(url, prefix)
-}
-
 // assertNoPassword checks a run directory's files and the output.
 func assertNoPassword(t *testing.T, dir, output string) {
 	t.Helper()
-	if strings.Contains(output, testPassword) {
+	if strings.Contains(output, pgtest.Password) {
 		t.Errorf("the password is in the output:\n%s", output)
 	}
 	for _, name := range []string{results.RunFile, results.TimelineFile, results.EventsFile, results.LatencyFile} {
@@ -534,7 +521,7 @@ func assertNoPassword(t *testing.T, dir, output string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bytes.Contains(data, []byte(testPassword)) {
+		if bytes.Contains(data, []byte(pgtest.Password)) {
 			t.Errorf("the password is in %s", name)
 		}
 	}

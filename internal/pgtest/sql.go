@@ -2,6 +2,7 @@ package pgtest
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,4 +63,19 @@ func session(t testing.TB, url string) (ctx context.Context, conn *pgx.Conn, don
 		conn.Close(context.Background())
 		cancel()
 	}
+}
+
+// Password is what WithPassword puts into a URL.
+const Password = "s3cret-pw"
+
+// WithPassword is url (ConnString's, postgres://postgres@…) with Password
+// in it; the test cluster trusts local connections, so it is never checked:
+// a test uses it to show that the password appears nowhere.
+func WithPassword(t testing.TB, url string) string {
+	t.Helper()
+	const prefix = "postgres://postgres@"
+	if !strings.HasPrefix(url, prefix) {
+		t.Fatalf("pgtest: unexpected test URL %q", url)
+	}
+	return "postgres://postgres:" + Password + "@" + strings.TrimPrefix(url, prefix)
 }
