@@ -73,14 +73,7 @@ func TestPgbenchCommand(t *testing.T) {
 // pgbench's messages, and (like pgbench) replaces tables it did not create.
 func TestPgbenchInit(t *testing.T) {
 	url := pgtest.ConnString(t)
-	c, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(context.Background())
-	if _, err := c.Exec(context.Background(), "create table pgbench_branches(x int)"); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.Exec(t, url, "create table pgbench_branches(x int)")
 
 	code, out, errOut := runCLI(t, "pgbench", "-i", "-s", "2", "-q", "--foreign-keys", "-n", url)
 	if code != 0 || out != "" {
