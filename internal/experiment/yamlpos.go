@@ -173,10 +173,40 @@ func (d *decoder) mapping(n *yaml.Node, path, section string, allowed []string, 
 	}
 	f := &fields{node: n, entries: map[string]entry{}}
 	first := map[string]*yaml.Node{}
-	var merges []*yaml.Node
+	merges, ok := d.pairs(n, path, "a plain name", func(k, v *yaml.Node) {
+		name := k.Value
+		if prev, dup := first[name]; dup {
+			d.problem(k, child(path, name), "repeated key (first at line %d)", prev.Line)
+			return
+		}
+		first[name] = k
+		if !slices.Contains(allowed, name) {
+			if section == "" && strings.HasPrefix(name, "x-") {
+				return // room for anchors
+			}
+			d.problem(k, child(path, name), "%s", unknownKey(name, section))
+			return
+		}
+		f.entries[name] = entry{name: name, key: k, val: d.resolve(v)}
+	})
+	if !ok {
+		return f, false
+	}
+	for _, m := range merges {
+		d.merge(f, m, path, section, allowed, map[*yaml.Node]bool{n: true}, 0)
+	}
+	return f, true
+}
+
+// pairs walks the key/value pairs of mapping n within the decoder's budget
+// (spend): a merge key's (<<) value is kept for the caller to expand, a key
+// that is not a scalar is a problem ("a key must be " + what), and every
+// other pair goes to each, in order. It returns the merge keys' values, and
+// false when the budget ran out.
+func (d *decoder) pairs(n *yaml.Node, path, what string, each func(k, v *yaml.Node)) (merges []*yaml.Node, ok bool) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if !d.spend(n, 2) {
-			return f, false
+			return merges, false
 		}
 		k, v := n.Content[i], n.Content[i+1]
 		if isMerge(k) {
@@ -184,28 +214,12 @@ func (d *decoder) mapping(n *yaml.Node, path, section string, allowed []string, 
 			continue
 		}
 		if k.Kind != yaml.ScalarNode {
-			d.problem(k, path, "a key must be a plain name, got %s", describe(d.resolve(k)))
+			d.problem(k, path, "a key must be %s, got %s", what, describe(d.resolve(k)))
 			continue
 		}
-		name := k.Value
-		if prev, dup := first[name]; dup {
-			d.problem(k, child(path, name), "repeated key (first at line %d)", prev.Line)
-			continue
-		}
-		first[name] = k
-		if !slices.Contains(allowed, name) {
-			if section == "" && strings.HasPrefix(name, "x-") {
-				continue // room for anchors
-			}
-			d.problem(k, child(path, name), "%s", unknownKey(name, section))
-			continue
-		}
-		f.entries[name] = entry{name: name, key: k, val: d.resolve(v)}
+		each(k, v)
 	}
-	for _, m := range merges {
-		d.merge(f, m, path, section, allowed, map[*yaml.Node]bool{n: true}, 0)
-	}
-	return f, true
+	return merges, true
 }
 
 func isMerge(k *yaml.Node) bool {
@@ -255,28 +269,18 @@ func (d *decoder) merge(f *fields, v *yaml.Node, path, section string, allowed [
 	}
 	active[v] = true
 	defer delete(active, v)
-	var inner []*yaml.Node
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		if !d.spend(v, 2) {
-			return
-		}
-		k, val := v.Content[i], v.Content[i+1]
-		if isMerge(k) {
-			inner = append(inner, val)
-			continue
-		}
-		if k.Kind != yaml.ScalarNode {
-			d.problem(k, path, "a key must be a plain name, got %s", describe(d.resolve(k)))
-			continue
-		}
+	inner, ok := d.pairs(v, path, "a plain name", func(k, val *yaml.Node) {
 		if _, have := f.entries[k.Value]; have {
-			continue
+			return
 		}
 		if !slices.Contains(allowed, k.Value) {
 			d.problem(k, child(path, k.Value), "%s (merged with <<)", unknownKey(k.Value, section))
-			continue
+			return
 		}
 		f.entries[k.Value] = entry{name: k.Value, key: k, val: d.resolve(val)}
+	})
+	if !ok {
+		return
 	}
 	for _, m := range inner {
 		d.merge(f, m, path, section, allowed, active, depth+1)
