@@ -380,6 +380,28 @@ func (d *decoder) boolean(n *yaml.Node, path string) (bool, bool) {
 	return v, true
 }
 
+// durationIn is a duration from lo to hi; outside them it is a problem
+// ("… is out of range: use " + use).
+func (d *decoder) durationIn(n *yaml.Node, path string, lo, hi time.Duration, use string) (time.Duration, bool) {
+	v, ok := d.duration(n, path)
+	if ok && (v < lo || v > hi) {
+		d.problem(n, path, "%v is out of range: use %s", v, use)
+		return 0, false
+	}
+	return v, ok
+}
+
+// nonEmptySeq is seq for a list that needs an item: an empty one is a
+// problem ("empty: " + give).
+func (d *decoder) nonEmptySeq(e entry, path, what, give string) ([]*yaml.Node, bool) {
+	items, ok := d.seq(e, path, what)
+	if ok && len(items) == 0 {
+		d.problem(e.val, path, "empty: %s", give)
+		return nil, false
+	}
+	return items, ok
+}
+
 // duration is a non-negative duration in Go syntax.
 func (d *decoder) duration(n *yaml.Node, path string) (time.Duration, bool) {
 	n = d.resolve(n)
