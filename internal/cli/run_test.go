@@ -2,10 +2,8 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -16,31 +14,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/pgtrial/pgtrial/internal/loader"
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
+	"github.com/pgtrial/pgtrial/internal/pgtest/pgbenchdb"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/trial"
-	"github.com/pgtrial/pgtrial/internal/workload"
 )
 
 // runTestDB is a fresh database with the pgbench tables at scale 1.
 func runTestDB(t *testing.T) string {
 	t.Helper()
-	url := pgtest.ConnString(t)
-	cfg, err := pgconn.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = loader.Run(context.Background(), loader.Config{
-		Conn: cfg, Schema: workload.Pgbench{Scale: 1, Fillfactor: 100}, Steps: "dtgvp",
-		Format: workload.CopyBinary, Out: io.Discard,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	url, _ := pgbenchdb.Scale1(t)
 	return url
 }
 

@@ -11,9 +11,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/pgtrial/pgtrial/internal/loader"
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
+	"github.com/pgtrial/pgtrial/internal/pgtest/pgbenchdb"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/script"
 	"github.com/pgtrial/pgtrial/internal/workload"
@@ -44,17 +44,7 @@ func (l *testLog) String() string {
 // setup gives a database with pgbench tables at scale 1 and its config.
 func setup(t *testing.T) *pgconn.Config {
 	t.Helper()
-	cfg, err := pgconn.ParseConfig(pgtest.ConnString(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = loader.Run(context.Background(), loader.Config{
-		Conn: cfg, Schema: workload.Pgbench{Scale: 1, Fillfactor: 100}, Steps: "dtgvp",
-		Format: workload.CopyBinary, Out: io.Discard,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cfg := pgbenchdb.Scale1(t)
 	return cfg
 }
 
