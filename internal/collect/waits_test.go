@@ -104,6 +104,16 @@ func wtBusy(t *testing.T, ctx context.Context, d time.Duration, spinner *pgx.Con
 	wg.Wait()
 }
 
+// wtNew starts a waits source for cfg, warning to warn.
+func wtNew(t *testing.T, ctx context.Context, cfg *Config, warn warnFunc) *waits {
+	t.Helper()
+	w, err := newWaits(ctx, cfg, warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 func wtRows(t *testing.T, dir string) []WaitRow {
 	t.Helper()
 	rows, err := ReadWaits(dir)
@@ -188,10 +198,7 @@ func TestWaitsLockWait(t *testing.T) {
 	}
 
 	cfg := wtConfig(t, url, WaitSourceActivity, 50*time.Millisecond, 500*time.Millisecond)
-	w, err := newWaits(ctx, cfg, t.Logf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := wtNew(t, ctx, cfg, t.Logf)
 	if w.period() != 50*time.Millisecond {
 		t.Errorf("period %v, want the wait interval", w.period())
 	}
@@ -262,10 +269,7 @@ func TestWaitsSleepAndCPU(t *testing.T) {
 	spinner := pgtest.Connect(t, ctx, url)
 
 	cfg := wtConfig(t, url, WaitSourceActivity, 50*time.Millisecond, 500*time.Millisecond)
-	w, err := newWaits(ctx, cfg, t.Logf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := wtNew(t, ctx, cfg, t.Logf)
 	stop := wtRun(t, w, cfg)
 	wtSleepUntil(cfg.RunStart.Add(100 * time.Millisecond))
 	wtBusy(t, ctx, 1200*time.Millisecond, spinner, sleeper)
@@ -321,10 +325,7 @@ func TestWaitsSkipsOwnAndIdleSessions(t *testing.T) {
 	}
 
 	cfg := wtConfig(t, url, WaitSourceActivity, 50*time.Millisecond, 250*time.Millisecond)
-	w, err := newWaits(ctx, cfg, t.Logf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := wtNew(t, ctx, cfg, t.Logf)
 	stop := wtRun(t, w, cfg)
 	if _, err := ours.Exec(ctx, "SELECT pg_sleep(0.8)"); err != nil {
 		t.Fatal(err)
@@ -575,10 +576,7 @@ func TestWaitsProfileMissing(t *testing.T) {
 
 	var warned testWarnings
 	cfg = wtConfig(t, url, WaitSourceAuto, 100*time.Millisecond, time.Second)
-	w, err := newWaits(ctx, cfg, warned.warn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := wtNew(t, ctx, cfg, warned.warn)
 	if w.source != WaitSourceActivity || w.period() != cfg.WaitInterval {
 		t.Errorf("auto without the extension: source %s, period %v", w.source, w.period())
 	}
@@ -658,10 +656,7 @@ func TestWaitsProfile(t *testing.T) {
 
 	var warned testWarnings
 	cfg := wtConfig(t, url, WaitSourceAuto, 100*time.Millisecond, 500*time.Millisecond)
-	w, err := newWaits(ctx, cfg, warned.warn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := wtNew(t, ctx, cfg, warned.warn)
 	if w.source != WaitSourceProfile || w.period() != cfg.Interval {
 		t.Fatalf("auto with pg_wait_sampling: source %s, period %v (warnings %q)", w.source, w.period(), warned.list())
 	}
