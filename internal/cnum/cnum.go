@@ -30,10 +30,10 @@ func SignStart(s string) (i int, neg bool) {
 	return i, neg
 }
 
-// exponentEnd is the end of an exponent whose marker ('e' or 'p') is at j:
+// ExponentEnd is the end of an exponent whose marker ('e' or 'p') is at j:
 // past its optional sign and its digits; j itself when no digit follows
 // (the marker is then no part of the number).
-func exponentEnd(s string, j int) int {
+func ExponentEnd(s string, j int) int {
 	k := j + 1
 	if k < len(s) && (s[k] == '+' || s[k] == '-') {
 		k++
@@ -173,7 +173,7 @@ func Strtod(s string) (float64, int, bool) {
 		mant := s[start:j]
 		exp := "p0"
 		if j < len(s) && ToLower(s[j]) == 'p' {
-			if k := exponentEnd(s, j); k > j {
+			if k := ExponentEnd(s, j); k > j {
 				exp = s[j:k]
 				j = k
 			}
@@ -202,7 +202,7 @@ func Strtod(s string) (float64, int, bool) {
 		return 0, 0, false
 	}
 	if j < len(s) && ToLower(s[j]) == 'e' {
-		j = exponentEnd(s, j)
+		j = ExponentEnd(s, j)
 	}
 	f, erange := parseChecked(s[start:j], nonzero)
 	return sign * f, j, erange

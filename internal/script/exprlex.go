@@ -275,14 +275,7 @@ func lexNumber(src string, i int) token {
 		}
 	}
 	if j < n && (src[j] == 'e' || src[j] == 'E') {
-		k := j + 1
-		if k < n && (src[k] == '+' || src[k] == '-') {
-			k++
-		}
-		if k < n && isDigit(src[k]) {
-			for k < n && isDigit(src[k]) {
-				k++
-			}
+		if k := cnum.ExponentEnd(src, j); k > j {
 			j = k
 			isDouble = true
 		}
