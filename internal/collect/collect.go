@@ -282,6 +282,18 @@ func (c *Collector) startLoops(ctx context.Context) {
 	}
 }
 
+// waitUntil waits until at; false when ctx ends first.
+func waitUntil(ctx context.Context, at time.Time) bool {
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
 // asSource is a new source, or nil with the error (not a typed nil in the
 // interface).
 func asSource[S source](s S, err error) (source, error) {
@@ -320,12 +332,8 @@ func (c *Collector) loop(ctx context.Context, s runningSource) {
 		if rp, ok := s.src.(randomPhaser); ok && rp.randomPhase() {
 			at = c.randomInstant(next, p)
 		}
-		t := time.NewTimer(time.Until(at))
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !waitUntil(ctx, at) {
 			return
-		case <-t.C:
 		}
 		if err := s.src.sample(ctx, next); err != nil && ctx.Err() == nil {
 			c.warn("%s: %v", s.kind, err)

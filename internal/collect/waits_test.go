@@ -50,12 +50,8 @@ func wtRun(t *testing.T, src source, cfg *Config) (stop func()) {
 			if now := time.Now(); next.Before(now) {
 				next = next.Add(now.Sub(next).Truncate(p))
 			}
-			timer := time.NewTimer(time.Until(next))
-			select {
-			case <-ctx.Done():
-				timer.Stop()
+			if !waitUntil(ctx, next) {
 				return
-			case <-timer.C:
 			}
 			if err := src.sample(ctx, next); err != nil && ctx.Err() == nil {
 				errs = append(errs, err)
