@@ -400,8 +400,8 @@ func TestServerAutovacuum(t *testing.T) {
 		srvNum(t, row, "autovacuum_workers")
 		for _, e := range st.rec.ofKind(results.EventAutovacuum) {
 			if e.Data["table"] == "av" {
-				vacuums += srvDataInt(e.Data["vacuums"])
-				analyzes += srvDataInt(e.Data["analyzes"])
+				vacuums += results.DataInt(e.Data["vacuums"])
+				analyzes += results.DataInt(e.Data["analyzes"])
 			}
 		}
 		st.rec.mu.Lock()
