@@ -100,6 +100,16 @@ func wtBusy(t *testing.T, ctx context.Context, d time.Duration, spinner *pgx.Con
 	wg.Wait()
 }
 
+// wtDB is a fresh test database and a context that ends after 20 s (or
+// with the test).
+func wtDB(t *testing.T) (string, context.Context) {
+	t.Helper()
+	url := pgtest.ConnString(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return url, ctx
+}
+
 // wtNew starts a waits source for cfg, warning to warn.
 func wtNew(t *testing.T, ctx context.Context, cfg *Config, warn warnFunc) *waits {
 	t.Helper()
@@ -184,9 +194,7 @@ func wtEnd(cfg *Config, ms int64) time.Time {
 }
 
 func TestWaitsLockWait(t *testing.T) {
-	url := pgtest.ConnString(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	url, ctx := wtDB(t)
 	holder := pgtest.Connect(t, ctx, url)
 	waiter := pgtest.Connect(t, ctx, url)
 	if _, err := holder.Exec(ctx, "CREATE TABLE locked (x int)"); err != nil {
@@ -258,9 +266,7 @@ func TestWaitsLockWait(t *testing.T) {
 }
 
 func TestWaitsSleepAndCPU(t *testing.T) {
-	url := pgtest.ConnString(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	url, ctx := wtDB(t)
 	sleeper := pgtest.Connect(t, ctx, url)
 	spinner := pgtest.Connect(t, ctx, url)
 
@@ -304,9 +310,7 @@ func TestWaitsSleepAndCPU(t *testing.T) {
 }
 
 func TestWaitsSkipsOwnAndIdleSessions(t *testing.T) {
-	url := pgtest.ConnString(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	url, ctx := wtDB(t)
 	// Another collector session (application_name pgtrial-collector) busy
 	// sleeping, an idle session and one idle in a transaction: none counts.
 	ours, err := connect(ctx, url)
@@ -552,9 +556,7 @@ func wtHasWaitSampling(t *testing.T, ctx context.Context, conn *pgx.Conn) bool {
 }
 
 func TestWaitsProfileMissing(t *testing.T) {
-	url := pgtest.ConnString(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	url, ctx := wtDB(t)
 
 	cfg := wtConfig(t, url, WaitSourceProfile, 100*time.Millisecond, time.Second)
 	_, err := newWaits(ctx, cfg, t.Logf)
