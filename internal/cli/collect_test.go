@@ -56,29 +56,13 @@ func rowTimeOf(t *testing.T, cols map[string]int, row []string) time.Time {
 	return v
 }
 
-func execSQL(t *testing.T, url string, sqls ...string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	for _, s := range sqls {
-		if _, err := conn.Exec(ctx, s); err != nil {
-			t.Fatalf("%s: %v", s, err)
-		}
-	}
-}
-
 // TestRunCollectors: a short run with every collector: the files exist with
 // rows on the run's clock, run.json has the server, host and evidence, the
 // summary prints the Evidence section.
 func TestRunCollectors(t *testing.T) {
 	url := runTestDB(t)
 	pgtest.Measure(t) // sustained load: not beside another measurement
-	execSQL(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+	pgtest.Exec(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
 	dir := filepath.Join(t.TempDir(), "run")
 	out, _ := mustRun(t, 0, "run", url, "--rate", "200", "-T", "3s", "--warmup", "1s", "-c", "2", "-b", "tpcb-like",
 		"--quiet", "--run-dir", dir)
@@ -250,11 +234,11 @@ func TestRunEvidenceCheckpoints(t *testing.T) {
 	url := runTestDB(t)
 	pgtest.Measure(t) // sustained load: not beside another measurement
 	// Server-wide settings, restored after: not parallel.
-	execSQL(t, url, "ALTER SYSTEM SET checkpoint_timeout = '30s'", "ALTER SYSTEM SET full_page_writes = on", "SELECT pg_reload_conf()")
+	pgtest.Exec(t, url, "ALTER SYSTEM SET checkpoint_timeout = '30s'", "ALTER SYSTEM SET full_page_writes = on", "SELECT pg_reload_conf()")
 	t.Cleanup(func() {
-		execSQL(t, url, "ALTER SYSTEM RESET checkpoint_timeout", "ALTER SYSTEM RESET full_page_writes", "SELECT pg_reload_conf()")
+		pgtest.Exec(t, url, "ALTER SYSTEM RESET checkpoint_timeout", "ALTER SYSTEM RESET full_page_writes", "SELECT pg_reload_conf()")
 	})
-	execSQL(t, url, "CHECKPOINT") // the next timed one is 30 s from now
+	pgtest.Exec(t, url, "CHECKPOINT") // the next timed one is 30 s from now
 	dir := filepath.Join(t.TempDir(), "run")
 	mustRun(t, 0, "run", url, "--rate", "300", "-T", "90s", "--warmup", "0s", "-c", "2", "-b", "tpcb-like",
 		"--quiet", "--collect", "server", "--run-dir", dir)

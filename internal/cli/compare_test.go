@@ -107,14 +107,19 @@ func verdictLine(out, metric string) string {
 	return ""
 }
 
+// compareOK runs `pgtrial compare A… -- B…` and returns its stdout; it
+// fails the test unless the exit status is 0.
+func compareOK(t *testing.T, aDirs, bDirs []string) string {
+	t.Helper()
+	args := append(append(append([]string{"compare"}, aDirs...), "--"), bDirs...)
+	out, _ := mustRun(t, 0, args...)
+	return out
+}
+
 func TestCompareFourVsFour(t *testing.T) {
 	a, b := fourVsFour()
 	aDirs, bDirs := writeCmpSides(t, t.TempDir(), a, b)
-	args := append(append(append([]string{"compare"}, aDirs...), "--"), bDirs...)
-	code, out, errOut := runCLI(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := compareOK(t, aDirs, bDirs)
 	p99 := verdictLine(out, "p99")
 	// All 4 B runs above all 4 A runs: exact two-sided p = 2/C(8,4) = 2/70.
 	for _, want := range []string{"B slower: p99 +30 % [+", "Mann-Whitney p = 0.029, 4 vs 4 runs"} {
@@ -297,11 +302,7 @@ func TestCompareEvidence(t *testing.T) {
 		b[i].evidence = ev(5.5+noise, 0.30+noise, 33)
 	}
 	aDirs, bDirs := writeCmpSides(t, t.TempDir(), a, b)
-	args := append(append(append([]string{"compare"}, aDirs...), "--"), bDirs...)
-	code, out, errOut := runCLI(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := compareOK(t, aDirs, bDirs)
 	for _, want := range []string{
 		"B worse: blocks/call s1 +", // 6.515/4.015 = +62 %
 		"no difference beyond noise (blocks/call s2 ratio 1.00",
@@ -322,9 +323,8 @@ func TestCompareEvidence(t *testing.T) {
 		b[i].evidence = nil
 	}
 	aDirs, bDirs = writeCmpSides(t, t.TempDir(), a, b)
-	args = append(append(append([]string{"compare"}, aDirs...), "--"), bDirs...)
-	if code, out, _ = runCLI(t, args...); code != 0 || strings.Contains(out, "blocks/call") || strings.Contains(out, "wait %") {
-		t.Errorf("exit %d; evidence metrics without evidence on B:\n%s", code, out)
+	if out = compareOK(t, aDirs, bDirs); strings.Contains(out, "blocks/call") || strings.Contains(out, "wait %") {
+		t.Errorf("evidence metrics without evidence on B:\n%s", out)
 	}
 }
 
@@ -336,11 +336,7 @@ func TestCompareSkippedShare(t *testing.T) {
 		b[i].skipped = int64(1400 + 50*i)
 	}
 	aDirs, bDirs := writeCmpSides(t, t.TempDir(), a, b)
-	args := append(append(append([]string{"compare"}, aDirs...), "--"), bDirs...)
-	code, out, errOut := runCLI(t, args...)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := compareOK(t, aDirs, bDirs)
 	line := verdictLine(out, "skipped+dropped %")
 	if !strings.HasPrefix(line, "B worse: skipped+dropped % +2.") || !strings.Contains(line, "(difference: A's median is 0)") {
 		t.Errorf("skipped verdict %q\n%s", line, out)

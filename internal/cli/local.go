@@ -30,6 +30,19 @@ func (f *localFlags) open() (*localpg.Cluster, error) {
 	return localpg.Open(localpg.Config{Name: f.name, Dir: f.dir, BinDir: f.pgBin, OSUser: f.osUser})
 }
 
+// openCreated is open for a command that needs the cluster to exist; hint
+// ends the error when it does not ("; create it with …", or "").
+func (f *localFlags) openCreated(hint string) (*localpg.Cluster, error) {
+	c, err := f.open()
+	if err != nil {
+		return nil, err
+	}
+	if !c.Created() {
+		return nil, fmt.Errorf("no cluster %q in %s%s", c.Name(), c.Dir(), hint)
+	}
+	return c, nil
+}
+
 const localLong = `Manage a throwaway PostgreSQL cluster built from this machine's PostgreSQL server
 binaries, for benchmarks and experiments.
 
@@ -182,12 +195,9 @@ are disconnected, and a shutdown checkpoint is written. Stopping a stopped clust
 not an error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := f.open()
+			c, err := f.openCreated("")
 			if err != nil {
 				return err
-			}
-			if !c.Created() {
-				return fmt.Errorf("no cluster %q in %s", c.Name(), c.Dir())
 			}
 			was, err := c.Stop(cmd.Context())
 			if err != nil {
@@ -290,12 +300,9 @@ to stderr when it is not running.`,
   pgtrial local url --db bench`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := f.open()
+			c, err := f.openCreated("; create it with pgtrial local start")
 			if err != nil {
 				return err
-			}
-			if !c.Created() {
-				return fmt.Errorf("no cluster %q in %s; create it with pgtrial local start", c.Name(), c.Dir())
 			}
 			if !c.Running() {
 				fmt.Fprintf(cmd.ErrOrStderr(), "note: cluster %q is not running; start it with pgtrial local start\n", c.Name())

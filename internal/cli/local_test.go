@@ -1,17 +1,14 @@
 package cli
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/pgtrial/pgtrial/internal/localpg"
+	"github.com/pgtrial/pgtrial/internal/pgtest"
 )
 
 // localDir returns a --dir for a test cluster that the server's OS user can reach
@@ -46,17 +43,8 @@ func mustRun(t *testing.T, wantCode int, args ...string) (string, string) {
 
 func showSetting(t *testing.T, url, name string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
 	var v string
-	if err := conn.QueryRow(ctx, "SELECT current_setting($1)", name).Scan(&v); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.QueryRow(t, url, "SELECT current_setting($1)", []any{name}, &v)
 	return v
 }
 

@@ -44,18 +44,6 @@ func (l *pgbenchLog) Warning(msg string) { l.write("pgbench: warning: ", msg) }
 func (l *pgbenchLog) Detail(msg string)  { l.write("pgbench: detail: ", msg) }
 func (l *pgbenchLog) Hint(msg string)    { l.write("pgbench: hint: ", msg) }
 
-// lockedWriter serializes writes (debug() lines from several clients).
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
 // runPgbenchBench is pgbench's benchmarking mode on pgtrial's engine: the
 // setup connection and its checks, the vacuum, the run (through
 // trial.Run, like `pgtrial run`), the report.
@@ -249,7 +237,7 @@ func pgbenchTrialConfig(o *pgbenchfmt.Options, connString string, scale int, log
 				log.mu.Unlock()
 			},
 			Stdout: stdout,
-			Stderr: &lockedWriter{w: stderr},
+			Stderr: stderr, // trial serializes the clients' writes
 		},
 	}
 	if o.Log {

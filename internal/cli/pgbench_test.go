@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -10,9 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -76,14 +73,7 @@ func TestPgbenchCommand(t *testing.T) {
 // pgbench's messages, and (like pgbench) replaces tables it did not create.
 func TestPgbenchInit(t *testing.T) {
 	url := pgtest.ConnString(t)
-	c, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(context.Background())
-	if _, err := c.Exec(context.Background(), "create table pgbench_branches(x int)"); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.Exec(t, url, "create table pgbench_branches(x int)")
 
 	code, out, errOut := runCLI(t, "pgbench", "-i", "-s", "2", "-q", "--foreign-keys", "-n", url)
 	if code != 0 || out != "" {
@@ -259,7 +249,7 @@ func TestPgbenchRunDir(t *testing.T) {
 func TestPgbenchRunDirCollectors(t *testing.T) {
 	url := runTestDB(t)
 	pgtest.Measure(t) // sustained load: not beside another measurement
-	execSQL(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+	pgtest.Exec(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
 	dir := filepath.Join(t.TempDir(), "run")
 	code, out, errOut := runCLI(t, "pgbench", "-S", "-n", "-c", "2", "-T", "3", "--run-dir", dir, url)
 	if code != 0 || errOut != "" {
@@ -340,46 +330,15 @@ func TestPgbenchInterrupt(t *testing.T) {
 	url := runTestDB(t)
 	bin := pgtest.BuildPgtrial(t)
 	dir := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(bin, "pgbench", "-S", "-n", "-c", "2", "-T", "30", "-P", "1", "--run-dir", dir, url)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-		}
-	}()
 	// Two intervals into the run.
-	began := time.Now()
-	for {
-		rows, _ := results.ReadTimeline(dir)
-		if len(rows) >= 2 {
-			break
-		}
-		if time.Since(began) > 20*time.Second {
-			t.Fatalf("%d timeline rows after 20 s\nstderr:\n%s", len(rows), stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	var err error
-	select {
-	case err = <-exited:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("still running 10 s after SIGINT\nstderr:\n%s", stderr.String())
-	}
+	got := interruptRun(t, bin, dir, 0, "pgbench", "-S", "-n", "-c", "2", "-T", "30", "-P", "1", "--run-dir", dir, url)
+	err := got.err
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitRunFail {
 		t.Errorf("exit: %v, want status 2", err)
 	}
 	// stderr: -P's progress lines, then pgbench's abort message, nothing else.
-	errText := stderr.String()
+	errText := got.stderr
 	const abort = "pgbench: error: Run was aborted; the above results are incomplete.\n"
 	progress := regexp.MustCompile(`^progress: \d+\.\d s, \d+\.\d tps, lat \d+\.\d{3} ms stddev \d+\.\d{3}, 0 failed\n$`)
 	lines := strings.SplitAfter(strings.TrimSuffix(errText, abort), "\n")
@@ -391,8 +350,8 @@ func TestPgbenchInterrupt(t *testing.T) {
 			t.Errorf("stderr line %q is not a progress line", l)
 		}
 	}
-	if !regexp.MustCompile(`(?m)^number of transactions actually processed: [1-9]\d*$`).MatchString(stdout.String()) {
-		t.Errorf("no report of what was measured:\n%s", stdout.String())
+	if !regexp.MustCompile(`(?m)^number of transactions actually processed: [1-9]\d*$`).MatchString(got.stdout) {
+		t.Errorf("no report of what was measured:\n%s", got.stdout)
 	}
 	run, err := results.Load(dir)
 	if err != nil {

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -13,35 +11,20 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/pgtrial/pgtrial/internal/loader"
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
+	"github.com/pgtrial/pgtrial/internal/pgtest/pgbenchdb"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/trial"
-	"github.com/pgtrial/pgtrial/internal/workload"
 )
 
 // runTestDB is a fresh database with the pgbench tables at scale 1.
 func runTestDB(t *testing.T) string {
 	t.Helper()
-	url := pgtest.ConnString(t)
-	cfg, err := pgconn.ParseConfig(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = loader.Run(context.Background(), loader.Config{
-		Conn: cfg, Schema: workload.Pgbench{Scale: 1, Fillfactor: 100}, Steps: "dtgvp",
-		Format: workload.CopyBinary, Out: io.Discard,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	url, _ := pgbenchdb.Scale1(t)
 	return url
 }
 
@@ -358,7 +341,7 @@ func TestRunRecorderBoundary(t *testing.T) {
 // TestRunBadInput: each bad input is exit 1 with a clear message, and no run
 // directory is left behind.
 func TestRunBadInput(t *testing.T) {
-	url := withPassword(t, pgtest.ConnString(t)) // no pgbench tables
+	url := pgtest.WithPassword(t, pgtest.ConnString(t)) // no pgbench tables
 	tmp := t.TempDir()
 	t.Chdir(tmp)
 	script := filepath.Join(tmp, "s.sql")
@@ -412,7 +395,7 @@ func TestRunBadInput(t *testing.T) {
 					t.Errorf("%v: stderr %q lacks %q", tt.args, errOut, w)
 				}
 			}
-			if strings.Contains(out+errOut, testPassword) {
+			if strings.Contains(out+errOut, pgtest.Password) {
 				t.Errorf("%v: the password is in the output:\n%s%s", tt.args, out, errOut)
 			}
 		}
@@ -466,50 +449,18 @@ func TestRunDurationFlag(t *testing.T) {
 // TestRunInterrupt: SIGINT to a running `pgtrial run` cancels it quickly,
 // writes everything so far and marks the run interrupted (exit 2).
 func TestRunInterrupt(t *testing.T) {
-	url := withPassword(t, runTestDB(t))
+	url := pgtest.WithPassword(t, runTestDB(t))
 	bin := pgtest.BuildPgtrial(t)
 	dir := filepath.Join(t.TempDir(), "run")
-	cmd := exec.Command(bin, "run", url, "--rate", "100", "-T", "30s", "--warmup", "0s", "-c", "2", "-b", "select-only", "--run-dir", dir)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-		}
-	}()
 	// About 3 s into the run, and at least two intervals written.
-	began := time.Now()
-	for {
-		rows, _ := results.ReadTimeline(dir)
-		if len(rows) >= 2 && time.Since(began) >= 3*time.Second {
-			break
-		}
-		if time.Since(began) > 20*time.Second {
-			t.Fatalf("%d timeline rows after 20 s\nstderr:\n%s", len(rows), stderr.String())
-		}
-		time.Sleep(100 * time.Millisecond)
+	got := interruptRun(t, bin, dir, 3*time.Second, "run", url, "--rate", "100", "-T", "30s", "--warmup", "0s", "-c", "2", "-b", "select-only", "--run-dir", dir)
+	if got.took > 5*time.Second {
+		t.Errorf("exit took %v after SIGINT", got.took)
 	}
-	sent := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	var err error
-	select {
-	case err = <-exited:
-	case <-time.After(10 * time.Second):
-		t.Fatalf("still running 10 s after SIGINT\nstderr:\n%s", stderr.String())
-	}
-	if took := time.Since(sent); took > 5*time.Second {
-		t.Errorf("exit took %v after SIGINT", took)
-	}
+	err := got.err
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitRunFail {
-		t.Errorf("exit: %v, want status 2\nstderr:\n%s", err, stderr.String())
+		t.Errorf("exit: %v, want status 2\nstderr:\n%s", err, got.stderr)
 	}
 	run, rows := checkRunDir(t, dir)
 	if !run.Interrupted || run.InterruptReason != "SIGINT" {
@@ -518,13 +469,13 @@ func TestRunInterrupt(t *testing.T) {
 	if len(rows) < 2 {
 		t.Errorf("%d timeline rows", len(rows))
 	}
-	if !strings.Contains(stdout.String(), "INTERRUPTED by SIGINT") || !strings.Contains(stderr.String(), "pgtrial: error: run interrupted by SIGINT") {
-		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout.String(), stderr.String())
+	if !strings.Contains(got.stdout, "INTERRUPTED by SIGINT") || !strings.Contains(got.stderr, "pgtrial: error: run interrupted by SIGINT") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", got.stdout, got.stderr)
 	}
 	if !strings.Contains(strings.Join(run.CommandLine, " "), "postgres://postgres@") {
 		t.Errorf("command line %q: want the URL without its password", run.CommandLine)
 	}
-	assertNoPassword(t, dir, stdout.String()+stderr.String())
+	assertNoPassword(t, dir, got.stdout+got.stderr)
 	events, err := results.ReadEvents(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -543,23 +494,10 @@ func newTestSet(clients int) *metrics.Set { return metrics.NewSet(clients, metri
 
 func recordTx(r *metrics.Recorder, tx metrics.Tx) { r.Record(&tx) }
 
-const testPassword = "s3cret-pw"
-
-// withPassword adds a password to a postgres:// URL (the test cluster trusts
-// local connections, so it is never checked), to show it appears nowhere.
-func withPassword(t *testing.T, url string) string {
-	t.Helper()
-	const prefix = "postgres://postgres@"
-	if !strings.HasPrefix(url, prefix) {
-		t.Fatalf("unexpected test URL %q", url)
-	}
-	return "postgres://postgres:" + testPassword + "@" + strings.TrimPrefix(url, prefix)
-}
-
 // assertNoPassword checks a run directory's files and the output.
 func assertNoPassword(t *testing.T, dir, output string) {
 	t.Helper()
-	if strings.Contains(output, testPassword) {
+	if strings.Contains(output, pgtest.Password) {
 		t.Errorf("the password is in the output:\n%s", output)
 	}
 	for _, name := range []string{results.RunFile, results.TimelineFile, results.EventsFile, results.LatencyFile} {
@@ -567,7 +505,7 @@ func assertNoPassword(t *testing.T, dir, output string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bytes.Contains(data, []byte(testPassword)) {
+		if bytes.Contains(data, []byte(pgtest.Password)) {
 			t.Errorf("the password is in %s", name)
 		}
 	}

@@ -74,9 +74,9 @@ func TestTargetFromEnvironment(t *testing.T) {
 	// The command line beats the environment: PGPORT names no server, the
 	// URL does.
 	t.Setenv("PGPORT", "1")
-	_, errOut = mustRun(t, 0, "run", withPassword(t, url), "-b", "select-only", "--closed", "-t", "5", "--warmup", "0s", "-c", "1",
+	_, errOut = mustRun(t, 0, "run", pgtest.WithPassword(t, url), "-b", "select-only", "--closed", "-t", "5", "--warmup", "0s", "-c", "1",
 		"--no-collect", "--quiet", "--run-dir", filepath.Join(t.TempDir(), "arg"))
-	if first, _, _ := strings.Cut(errOut, "\n"); !strings.HasSuffix(first, "(from the argument)") || strings.Contains(errOut, testPassword) ||
+	if first, _, _ := strings.Cut(errOut, "\n"); !strings.HasSuffix(first, "(from the argument)") || strings.Contains(errOut, pgtest.Password) ||
 		!strings.HasPrefix(first, fmt.Sprintf("pgtrial: target postgres://%s@%s:%d/", cfg.User, cfg.Host, cfg.Port)) {
 		t.Errorf("run URL: first line %q", first)
 	}

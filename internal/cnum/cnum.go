@@ -16,6 +16,37 @@ func IsSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
+// SignStart is where the digits of a C number in s may start, as strtol and
+// strtod see it: the index after leading white space and an optional sign,
+// and whether that sign is '-'.
+func SignStart(s string) (i int, neg bool) {
+	for i < len(s) && IsSpace(s[i]) {
+		i++
+	}
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	return i, neg
+}
+
+// ExponentEnd is the end of an exponent whose marker ('e' or 'p') is at j:
+// past its optional sign and its digits; j itself when no digit follows
+// (the marker is then no part of the number).
+func ExponentEnd(s string, j int) int {
+	k := j + 1
+	if k < len(s) && (s[k] == '+' || s[k] == '-') {
+		k++
+	}
+	if k >= len(s) || !isDigit(s[k]) {
+		return j
+	}
+	for k < len(s) && isDigit(s[k]) {
+		k++
+	}
+	return k
+}
+
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func isHexDigit(c byte) bool {
@@ -48,15 +79,7 @@ func HasPrefixFold(s string, i int, w string) bool {
 // index of the first unparsed byte (0 when no digits were found) and whether the value
 // overflowed (errno == ERANGE; the value is then clamped).
 func Strtol(s string) (val int64, end int, overflow bool) {
-	i := 0
-	for i < len(s) && IsSpace(s[i]) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
+	i, neg := SignStart(s)
 	start := i
 	var u uint64 // magnitude, saturated
 	const limit = uint64(math.MaxInt64) + 1
@@ -104,15 +127,7 @@ func Atof(s string) float64 {
 // underflow (a result that is subnormal or zero although the input is
 // non-zero) unless the result is exact, as glibc does.
 func Strtod(s string) (float64, int, bool) {
-	i := 0
-	for i < len(s) && IsSpace(s[i]) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
+	i, neg := SignStart(s)
 	sign := 1.0
 	if neg {
 		sign = -1
@@ -158,14 +173,7 @@ func Strtod(s string) (float64, int, bool) {
 		mant := s[start:j]
 		exp := "p0"
 		if j < len(s) && ToLower(s[j]) == 'p' {
-			k := j + 1
-			if k < len(s) && (s[k] == '+' || s[k] == '-') {
-				k++
-			}
-			if k < len(s) && isDigit(s[k]) {
-				for k < len(s) && isDigit(s[k]) {
-					k++
-				}
+			if k := ExponentEnd(s, j); k > j {
 				exp = s[j:k]
 				j = k
 			}
@@ -194,16 +202,7 @@ func Strtod(s string) (float64, int, bool) {
 		return 0, 0, false
 	}
 	if j < len(s) && ToLower(s[j]) == 'e' {
-		k := j + 1
-		if k < len(s) && (s[k] == '+' || s[k] == '-') {
-			k++
-		}
-		if k < len(s) && isDigit(s[k]) {
-			for k < len(s) && isDigit(s[k]) {
-				k++
-			}
-			j = k
-		}
+		j = ExponentEnd(s, j)
 	}
 	f, erange := parseChecked(s[start:j], nonzero)
 	return sign * f, j, erange

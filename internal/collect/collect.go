@@ -282,33 +282,38 @@ func (c *Collector) startLoops(ctx context.Context) {
 	}
 }
 
+// waitUntil waits until at; false when ctx ends first.
+func waitUntil(ctx context.Context, at time.Time) bool {
+	t := time.NewTimer(time.Until(at))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// asSource is a new source, or nil with the error (not a typed nil in the
+// interface).
+func asSource[S source](s S, err error) (source, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // newSource starts the source of kind k.
 func (c *Collector) newSource(ctx context.Context, k string) (source, error) {
 	switch k {
 	case KindWaits:
-		w, err := newWaits(ctx, &c.cfg, c.warn)
-		if err != nil {
-			return nil, err // not a typed nil in the interface
-		}
-		return w, nil
+		return asSource(newWaits(ctx, &c.cfg, c.warn))
 	case KindStatements:
-		st, err := newStatements(ctx, &c.cfg, c.warn)
-		if err != nil {
-			return nil, err // not a typed nil in the interface
-		}
-		return st, nil
+		return asSource(newStatements(ctx, &c.cfg, c.warn))
 	case KindServer:
-		sv, err := newServer(ctx, &c.cfg, c.warn)
-		if err != nil {
-			return nil, err // not a typed nil in the interface
-		}
-		return sv, nil
+		return asSource(newServer(ctx, &c.cfg, c.warn))
 	case KindOS:
-		o, err := newOSStats(ctx, &c.cfg, c.warn)
-		if err != nil {
-			return nil, err // not a typed nil in the interface
-		}
-		return o, nil
+		return asSource(newOSStats(ctx, &c.cfg, c.warn))
 	}
 	return nil, fmt.Errorf("unknown collector %q", k)
 }
@@ -327,12 +332,8 @@ func (c *Collector) loop(ctx context.Context, s runningSource) {
 		if rp, ok := s.src.(randomPhaser); ok && rp.randomPhase() {
 			at = c.randomInstant(next, p)
 		}
-		t := time.NewTimer(time.Until(at))
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !waitUntil(ctx, at) {
 			return
-		case <-t.C:
 		}
 		if err := s.src.sample(ctx, next); err != nil && ctx.Err() == nil {
 			c.warn("%s: %v", s.kind, err)

@@ -25,11 +25,7 @@ func TestCreateExtensionsOnFirstUse(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	url := pgtest.ConnString(t)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	conn := pgtest.Connect(t, ctx, url)
 	var preload string
 	if err := conn.QueryRow(ctx, "SHOW shared_preload_libraries").Scan(&preload); err != nil {
 		t.Fatal(err)
@@ -48,7 +44,7 @@ func TestCreateExtensionsOnFirstUse(t *testing.T) {
 		t.Fatal("a fresh test database already has pg_stat_statements: the test cannot tell")
 	}
 
-	var w stmtWarnings
+	var w testWarnings
 	cfg := &Config{ConnString: url, Dir: t.TempDir(), RunStart: time.Now(), CreateExtensions: true}
 	s, err := newStatements(ctx, cfg, w.warn)
 	if err != nil {

@@ -3,7 +3,6 @@ package collect
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"math"
 	"net"
 	"net/http"
@@ -24,24 +23,6 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/results"
 )
-
-// osWarnings collects what a source warns about.
-type osWarnings struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (w *osWarnings) warn(format string, args ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.msgs = append(w.msgs, fmt.Sprintf(format, args...))
-}
-
-func (w *osWarnings) list() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.msgs)
-}
 
 // near reports whether got is within tol of want.
 func osNear(got, want, tol float64) bool { return math.Abs(got-want) <= tol }
@@ -105,7 +86,7 @@ func TestOSProcSamples(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	cfg := &Config{Dir: dir, RunStart: time.Now(), Interval: 300 * time.Millisecond, Local: true}
-	var w osWarnings
+	var w testWarnings
 	stop := osSpin()
 	defer stop()
 	o, err := newOSStats(ctx, cfg, w.warn)
@@ -439,7 +420,7 @@ func TestOSNodeExporterHTTP(t *testing.T) {
 	start := time.Now()
 	cfg := &Config{Dir: dir, RunStart: start, Interval: time.Second,
 		NodeExporter: strings.TrimPrefix(srv.URL, "http://")} // host:port
-	var w osWarnings
+	var w testWarnings
 	o, err := newOSStats(ctx, cfg, w.warn)
 	if err != nil {
 		t.Fatal(err)
@@ -517,7 +498,7 @@ func TestOSNodeExporterUnreachable(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close() // nothing listens there now
 	dir := t.TempDir()
-	var w osWarnings
+	var w testWarnings
 	o, err := newOSStats(ctx, &Config{Dir: dir, RunStart: time.Now(), Interval: time.Second, NodeExporter: addr}, w.warn)
 	if err != nil {
 		t.Fatalf("an exporter down at the start must not stop the collector: %v", err)
@@ -543,7 +524,7 @@ func TestOSNodeExporterFilterRefused(t *testing.T) {
 	ctx := context.Background()
 	fake, srv := newOSFakeExporter(t, true)
 	dir := t.TempDir()
-	var w osWarnings
+	var w testWarnings
 	o, err := newOSStats(ctx, &Config{Dir: dir, RunStart: time.Now(), Interval: time.Second, NodeExporter: srv.URL}, w.warn)
 	if err != nil {
 		t.Fatal(err)
@@ -603,7 +584,7 @@ func TestOSNodeExporterMatchesProc(t *testing.T) {
 	}
 
 	start := time.Now()
-	var w osWarnings
+	var w testWarnings
 	mk := func(cfg *Config) *osStats {
 		o, err := newOSStats(ctx, cfg, w.warn)
 		if err != nil {

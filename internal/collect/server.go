@@ -74,7 +74,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -725,8 +724,8 @@ func serverEvidence(dir string, from, to time.Time, interval time.Duration, comm
 				tv = &results.TableVacuum{Table: name}
 				vac[name] = tv
 			}
-			tv.Vacuums += srvDataInt(e.Data["vacuums"])
-			tv.Analyzes += srvDataInt(e.Data["analyzes"])
+			tv.Vacuums += results.DataInt(e.Data["vacuums"])
+			tv.Analyzes += results.DataInt(e.Data["analyzes"])
 		}
 	}
 	ev.Autovacuum = nil
@@ -735,21 +734,4 @@ func serverEvidence(dir string, from, to time.Time, interval time.Duration, comm
 	}
 	slices.SortFunc(ev.Autovacuum, func(a, b results.TableVacuum) int { return cmp.Compare(a.Table, b.Table) })
 	return nil
-}
-
-// srvDataInt reads a count from an event's Data (JSON numbers decode as
-// float64).
-func srvDataInt(v any) int64 {
-	switch n := v.(type) {
-	case float64:
-		return int64(math.Round(n))
-	case int64:
-		return n
-	case int:
-		return int64(n)
-	case json.Number:
-		i, _ := n.Int64()
-		return i
-	}
-	return 0
 }

@@ -77,7 +77,7 @@ func srvCtx(t *testing.T) context.Context {
 func srvStart(t *testing.T, ctx context.Context, url string, setup ...string) *srvTest {
 	t.Helper()
 	if len(setup) > 0 {
-		srvExec(t, ctx, url, setup...)
+		pgtest.Exec(t, url, setup...)
 	}
 	rec := &srvRecorder{}
 	cfg := &Config{ConnString: url, Dir: t.TempDir(), RunStart: time.Now(), Interval: time.Second, Events: rec}
@@ -87,22 +87,6 @@ func srvStart(t *testing.T, ctx context.Context, url string, setup ...string) *s
 	}
 	t.Cleanup(func() { src.close() })
 	return &srvTest{url: url, cfg: cfg, rec: rec, src: src}
-}
-
-// srvExec runs statements on a connection of its own and closes it (which
-// makes the backend flush its statistics as it exits).
-func srvExec(t *testing.T, ctx context.Context, url string, sqls ...string) {
-	t.Helper()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
-	for _, q := range sqls {
-		if _, err := conn.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
 }
 
 // waitCounter polls the source's query until cond holds for the deltas
@@ -187,7 +171,7 @@ func TestServerCheckpoint(t *testing.T) {
 	srvSettle(t)
 	st := srvStart(t, ctx, url, "CREATE TABLE c (id int)", "INSERT INTO c SELECT generate_series(1, 1000)")
 	before := time.Now()
-	srvExec(t, ctx, url, "CHECKPOINT")
+	pgtest.Exec(t, url, "CHECKPOINT")
 	after := time.Now()
 	st.waitCounter(t, ctx, "the CHECKPOINT", func(d func(string) float64) bool { return d("checkpoints_requested") >= 1 })
 	row := st.sampleRow(t, ctx, 1)
@@ -250,7 +234,7 @@ func TestServerWALAndIdle(t *testing.T) {
 	srvSettle(t)
 	st := srvStart(t, ctx, url, "CREATE TABLE w (id int, pad text)")
 	const n = 5000
-	srvExec(t, ctx, url, "INSERT INTO w SELECT i, repeat('x', 100) FROM generate_series(1, 5000) i")
+	pgtest.Exec(t, url, "INSERT INTO w SELECT i, repeat('x', 100) FROM generate_series(1, 5000) i")
 	st.waitCounter(t, ctx, "the insert", func(d func(string) float64) bool {
 		return d("wal_lsn_bytes") > n*100 && d("xact_commit") >= 1 && (st.src.plan.version < 140000 || d("wal_records") >= n)
 	})
@@ -368,7 +352,7 @@ func TestServerFPI(t *testing.T) {
 		t.Skip("wal_fpi needs pg_stat_wal (PostgreSQL 14+)")
 	}
 	srvSet(t, ctx, url, map[string]string{"full_page_writes": "on"})
-	srvExec(t, ctx, url, "CREATE TABLE f (id int, pad text)",
+	pgtest.Exec(t, url, "CREATE TABLE f (id int, pad text)",
 		"INSERT INTO f SELECT i, repeat('x', 100) FROM generate_series(1, 2000) i", "CHECKPOINT")
 	srvSettle(t)
 	st := srvStart(t, ctx, url)
@@ -381,7 +365,7 @@ func TestServerFPI(t *testing.T) {
 		t.Fatalf("the checkpoint did not record full_page_writes on (%v, %v)", fpw, err)
 	}
 	conn.Close(ctx)
-	srvExec(t, ctx, url, "UPDATE f SET id = id + 1")
+	pgtest.Exec(t, url, "UPDATE f SET id = id + 1")
 	st.waitCounter(t, ctx, "the update", func(d func(string) float64) bool { return d("wal_fpi") > 0 && d("wal_records") >= 2000 })
 	row := st.sampleRow(t, ctx, 1)
 	fpi, records := srvNum(t, row, "wal_fpi"), srvNum(t, row, "wal_records")
@@ -403,7 +387,7 @@ func TestServerAutovacuum(t *testing.T) {
 			autovacuum_analyze_threshold = 10, autovacuum_analyze_scale_factor = 0)`,
 		"INSERT INTO av SELECT generate_series(1, 500)", "DELETE FROM av WHERE id > 100")
 	srvSet(t, ctx, url, map[string]string{"autovacuum": "on", "autovacuum_naptime": "1s"})
-	srvExec(t, ctx, url, "ALTER TABLE av SET (autovacuum_enabled = true)")
+	pgtest.Exec(t, url, "ALTER TABLE av SET (autovacuum_enabled = true)")
 
 	deadline := time.Now().Add(30 * time.Second)
 	var vacuums, analyzes int64
@@ -416,8 +400,8 @@ func TestServerAutovacuum(t *testing.T) {
 		srvNum(t, row, "autovacuum_workers")
 		for _, e := range st.rec.ofKind(results.EventAutovacuum) {
 			if e.Data["table"] == "av" {
-				vacuums += srvDataInt(e.Data["vacuums"])
-				analyzes += srvDataInt(e.Data["analyzes"])
+				vacuums += results.DataInt(e.Data["vacuums"])
+				analyzes += results.DataInt(e.Data["analyzes"])
 			}
 		}
 		st.rec.mu.Lock()
@@ -437,7 +421,7 @@ func TestServerReconnect(t *testing.T) {
 	url := pgtest.ConnString(t)
 	st := srvStart(t, ctx, url)
 	st.sampleRow(t, ctx, 1)
-	srvExec(t, ctx, url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '"+ApplicationName+"'")
+	pgtest.Exec(t, url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '"+ApplicationName+"'")
 	time.Sleep(100 * time.Millisecond)
 	if err := st.src.sample(ctx, st.cfg.RunStart.Add(2*time.Second)); err == nil {
 		t.Log("the sample after the termination succeeded (the connection was noticed closed)")
@@ -705,7 +689,7 @@ func TestServerEvidence(t *testing.T) {
 func TestReadServerInfo(t *testing.T) {
 	ctx := srvCtx(t)
 	url := pgtest.ConnString(t)
-	srvExec(t, ctx, url,
+	pgtest.Exec(t, url,
 		"CREATE TABLE pgbench_accounts (aid int PRIMARY KEY, abalance int, filler char(84))",
 		"INSERT INTO pgbench_accounts SELECT i, 0, '' FROM generate_series(1, 10000) i",
 		"CREATE TABLE pgbench_branches (bid int, bbalance int)",

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -26,35 +25,13 @@ const (
 	stmtTestUpdate = "update t set v = -v where id = $1"
 )
 
-// stmtWarnings records a source's warnings.
-type stmtWarnings struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (w *stmtWarnings) warn(format string, args ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.msgs = append(w.msgs, fmt.Sprintf(format, args...))
-}
-
-func (w *stmtWarnings) list() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.msgs)
-}
-
 // stmtTestDB is a fresh database with pg_stat_statements and a table t
 // of 1000 rows, and a connection to it. It skips the test when the test
 // cluster does not preload pg_stat_statements.
 func stmtTestDB(t *testing.T, ctx context.Context) (string, *pgx.Conn) {
 	t.Helper()
 	url := pgtest.ConnString(t)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
+	conn := pgtest.Connect(t, ctx, url)
 	var preload string
 	if err := conn.QueryRow(ctx, "show shared_preload_libraries").Scan(&preload); err != nil {
 		t.Fatal(err)
@@ -105,6 +82,20 @@ func stmtTestCtx(t *testing.T) context.Context {
 	return ctx
 }
 
+// stmtStart starts a statements collector on url, its run starting now and
+// its files in a fresh directory; it is closed at the test's end.
+func stmtStart(t *testing.T, ctx context.Context, url string) (*statements, *Config, *testWarnings) {
+	t.Helper()
+	w := &testWarnings{}
+	cfg := &Config{ConnString: url, Dir: t.TempDir(), RunStart: time.Now()}
+	s, err := newStatements(ctx, cfg, w.warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.close() })
+	return s, cfg, w
+}
+
 func TestStatementsMeasureDeltas(t *testing.T) {
 	t.Parallel()
 	ctx := stmtTestCtx(t)
@@ -114,13 +105,7 @@ func TestStatementsMeasureDeltas(t *testing.T) {
 	stmtRun(t, ctx, conn, stmtTestSelect, 30)
 	stmtRun(t, ctx, conn, stmtTestUpdate, 20)
 
-	var w stmtWarnings
-	cfg := &Config{ConnString: url, Dir: t.TempDir(), RunStart: time.Now()}
-	s, err := newStatements(ctx, cfg, w.warn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
+	s, cfg, w := stmtStart(t, ctx, url)
 	stmtRun(t, ctx, conn, stmtTestSelect, 15)
 	stmtRun(t, ctx, conn, stmtTestUpdate, 10)
 
@@ -138,7 +123,7 @@ func TestStatementsMeasureDeltas(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ws := w.list(); len(ws) > 0 {
-		t.Errorf("stmtWarnings: %q", ws)
+		t.Errorf("testWarnings: %q", ws)
 	}
 
 	rows, err := ReadStatements(cfg.Dir)
@@ -185,13 +170,7 @@ func TestStatementsTwoPhases(t *testing.T) {
 	t.Parallel()
 	ctx := stmtTestCtx(t)
 	url, conn := stmtTestDB(t, ctx)
-	var w stmtWarnings
-	cfg := &Config{ConnString: url, Dir: t.TempDir(), RunStart: time.Now()}
-	s, err := newStatements(ctx, cfg, w.warn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
+	s, cfg, _ := stmtStart(t, ctx, url)
 	if err := s.mark(ctx, results.PhaseWarmup, cfg.RunStart); err != nil {
 		t.Fatal(err)
 	}
@@ -243,13 +222,7 @@ func TestStatementsFinishWithoutMark(t *testing.T) {
 	t.Parallel()
 	ctx := stmtTestCtx(t)
 	url, conn := stmtTestDB(t, ctx)
-	var w stmtWarnings
-	cfg := &Config{ConnString: url, Dir: t.TempDir(), RunStart: time.Now()}
-	s, err := newStatements(ctx, cfg, w.warn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
+	s, cfg, _ := stmtStart(t, ctx, url)
 	stmtRun(t, ctx, conn, stmtTestSelect, 25)
 	if err := s.finish(ctx, time.Now()); err != nil {
 		t.Fatal(err)
@@ -271,7 +244,7 @@ func TestStatementsNotInstalled(t *testing.T) {
 	t.Parallel()
 	ctx := stmtTestCtx(t)
 	cfg := &Config{ConnString: pgtest.ConnString(t), Dir: t.TempDir(), RunStart: time.Now()}
-	var w stmtWarnings
+	var w testWarnings
 	s, err := newStatements(ctx, cfg, w.warn)
 	if err == nil {
 		s.close()

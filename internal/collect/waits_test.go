@@ -35,24 +35,6 @@ func wtConfig(t *testing.T, url, source string, waitInterval, interval time.Dura
 	}
 }
 
-// wtWarnings collects what a source warns.
-type wtWarnings struct {
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (w *wtWarnings) warn(format string, args ...any) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.msgs = append(w.msgs, fmt.Sprintf(format, args...))
-}
-
-func (w *wtWarnings) list() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return append([]string(nil), w.msgs...)
-}
-
 // wtRun samples src on its grid from cfg.RunStart (as Collector.loop)
 // until stop is called; stop waits for the loop and closes the source.
 func wtRun(t *testing.T, src source, cfg *Config) (stop func()) {
@@ -68,12 +50,8 @@ func wtRun(t *testing.T, src source, cfg *Config) (stop func()) {
 			if now := time.Now(); next.Before(now) {
 				next = next.Add(now.Sub(next).Truncate(p))
 			}
-			timer := time.NewTimer(time.Until(next))
-			select {
-			case <-ctx.Done():
-				timer.Stop()
+			if !waitUntil(ctx, next) {
 				return
-			case <-timer.C:
 			}
 			if err := src.sample(ctx, next); err != nil && ctx.Err() == nil {
 				errs = append(errs, err)
@@ -100,15 +78,46 @@ func wtRun(t *testing.T, src source, cfg *Config) (stop func()) {
 
 func wtSleepUntil(t time.Time) { time.Sleep(time.Until(t)) }
 
-// wtConn opens a plain (not collector) connection.
-func wtConn(t *testing.T, ctx context.Context, url string) *pgx.Conn {
+// wtBusy keeps the server busy for d, all at once: each of sleepers waits
+// in pg_sleep, spinner runs a loop without waits (bounded by the clock). It
+// returns when they are done.
+func wtBusy(t *testing.T, ctx context.Context, d time.Duration, spinner *pgx.Conn, sleepers ...*pgx.Conn) {
 	t.Helper()
-	conn, err := pgx.Connect(ctx, url)
+	var wg sync.WaitGroup
+	for _, c := range sleepers {
+		wg.Go(func() {
+			if _, err := c.Exec(ctx, fmt.Sprintf("SELECT pg_sleep(%g)", d.Seconds())); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Go(func() {
+		if _, err := spinner.Exec(ctx, fmt.Sprintf(`DO $$ DECLARE i bigint := 0; BEGIN
+			WHILE clock_timestamp() < statement_timestamp() + interval '%g s' LOOP i := i + 1; END LOOP; END $$`, d.Seconds())); err != nil {
+			t.Error(err)
+		}
+	})
+	wg.Wait()
+}
+
+// wtDB is a fresh test database and a context that ends after 20 s (or
+// with the test).
+func wtDB(t *testing.T) (string, context.Context) {
+	t.Helper()
+	url := pgtest.ConnString(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	t.Cleanup(cancel)
+	return url, ctx
+}
+
+// wtNew starts a waits source for cfg, warning to warn.
+func wtNew(t *testing.T, ctx context.Context, cfg *Config, warn warnFunc) *waits {
+	t.Helper()
+	w, err := newWaits(ctx, cfg, warn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
+	return w
 }
 
 func wtRows(t *testing.T, dir string) []WaitRow {
@@ -185,20 +194,15 @@ func wtEnd(cfg *Config, ms int64) time.Time {
 }
 
 func TestWaitsLockWait(t *testing.T) {
-	url := pgtest.ConnString(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	holder := wtConn(t, ctx, url)
-	waiter := wtConn(t, ctx, url)
+	url, ctx := wtDB(t)
+	holder := pgtest.Connect(t, ctx, url)
+	waiter := pgtest.Connect(t, ctx, url)
 	if _, err := holder.Exec(ctx, "CREATE TABLE locked (x int)"); err != nil {
 		t.Fatal(err)
 	}
 
 	cfg := wtConfig(t, url, WaitSourceActivity, 50*time.Millisecond, 500*time.Millisecond)
-	w, err := newWaits(ctx, cfg, t.Logf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := wtNew(t, ctx, cfg, t.Logf)
 	if w.period() != 50*time.Millisecond {
 		t.Errorf("period %v, want the wait interval", w.period())
 	}
@@ -262,33 +266,15 @@ func TestWaitsLockWait(t *testing.T) {
 }
 
 func TestWaitsSleepAndCPU(t *testing.T) {
-	url := pgtest.ConnString(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	sleeper := wtConn(t, ctx, url)
-	spinner := wtConn(t, ctx, url)
+	url, ctx := wtDB(t)
+	sleeper := pgtest.Connect(t, ctx, url)
+	spinner := pgtest.Connect(t, ctx, url)
 
 	cfg := wtConfig(t, url, WaitSourceActivity, 50*time.Millisecond, 500*time.Millisecond)
-	w, err := newWaits(ctx, cfg, t.Logf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := wtNew(t, ctx, cfg, t.Logf)
 	stop := wtRun(t, w, cfg)
 	wtSleepUntil(cfg.RunStart.Add(100 * time.Millisecond))
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if _, err := sleeper.Exec(ctx, "SELECT pg_sleep(1.2)"); err != nil {
-			t.Error(err)
-		}
-	})
-	wg.Go(func() {
-		// A busy loop without waits, bounded by the clock.
-		if _, err := spinner.Exec(ctx, `DO $$ DECLARE i bigint := 0; BEGIN
-			WHILE clock_timestamp() < statement_timestamp() + interval '1.2 s' LOOP i := i + 1; END LOOP; END $$`); err != nil {
-			t.Error(err)
-		}
-	})
-	wg.Wait()
+	wtBusy(t, ctx, 1200*time.Millisecond, spinner, sleeper)
 	wtSleepUntil(cfg.RunStart.Add(1600 * time.Millisecond))
 	stop()
 
@@ -324,9 +310,7 @@ func TestWaitsSleepAndCPU(t *testing.T) {
 }
 
 func TestWaitsSkipsOwnAndIdleSessions(t *testing.T) {
-	url := pgtest.ConnString(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	url, ctx := wtDB(t)
 	// Another collector session (application_name pgtrial-collector) busy
 	// sleeping, an idle session and one idle in a transaction: none counts.
 	ours, err := connect(ctx, url)
@@ -334,17 +318,14 @@ func TestWaitsSkipsOwnAndIdleSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ours.Close(context.Background())
-	wtConn(t, ctx, url)
-	idleTx := wtConn(t, ctx, url)
+	pgtest.Connect(t, ctx, url)
+	idleTx := pgtest.Connect(t, ctx, url)
 	if _, err := idleTx.Exec(ctx, "BEGIN; SELECT 1"); err != nil {
 		t.Fatal(err)
 	}
 
 	cfg := wtConfig(t, url, WaitSourceActivity, 50*time.Millisecond, 250*time.Millisecond)
-	w, err := newWaits(ctx, cfg, t.Logf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := wtNew(t, ctx, cfg, t.Logf)
 	stop := wtRun(t, w, cfg)
 	if _, err := ours.Exec(ctx, "SELECT pg_sleep(0.8)"); err != nil {
 		t.Fatal(err)
@@ -575,9 +556,7 @@ func wtHasWaitSampling(t *testing.T, ctx context.Context, conn *pgx.Conn) bool {
 }
 
 func TestWaitsProfileMissing(t *testing.T) {
-	url := pgtest.ConnString(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	url, ctx := wtDB(t)
 
 	cfg := wtConfig(t, url, WaitSourceProfile, 100*time.Millisecond, time.Second)
 	_, err := newWaits(ctx, cfg, t.Logf)
@@ -593,12 +572,9 @@ func TestWaitsProfileMissing(t *testing.T) {
 		t.Error("waits.csv created by a source that failed to start")
 	}
 
-	var warned wtWarnings
+	var warned testWarnings
 	cfg = wtConfig(t, url, WaitSourceAuto, 100*time.Millisecond, time.Second)
-	w, err := newWaits(ctx, cfg, warned.warn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := wtNew(t, ctx, cfg, warned.warn)
 	if w.source != WaitSourceActivity || w.period() != cfg.WaitInterval {
 		t.Errorf("auto without the extension: source %s, period %v", w.source, w.period())
 	}
@@ -610,7 +586,7 @@ func TestWaitsProfileMissing(t *testing.T) {
 	}
 
 	// Installed in the database but its library not preloaded.
-	conn := wtConn(t, ctx, url)
+	conn := pgtest.Connect(t, ctx, url)
 	if !wtHasWaitSampling(t, ctx, conn) {
 		t.Log("pg_wait_sampling is not available on this server: the not-preloaded case is not tested")
 		return
@@ -651,7 +627,7 @@ func TestWaitsProfile(t *testing.T) {
 	url := pgtest.ConnString(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	conn := wtConn(t, ctx, url)
+	conn := pgtest.Connect(t, ctx, url)
 	if !wtHasWaitSampling(t, ctx, conn) {
 		t.Skip("pg_wait_sampling is not installed for this server (e.g. apt-get install postgresql-15-pg-wait-sampling)")
 	}
@@ -665,8 +641,8 @@ func TestWaitsProfile(t *testing.T) {
 	if !strings.Contains(preload, "pg_wait_sampling") {
 		wtPreloadWaitSampling(t, ctx, cluster, preload)
 	}
-	conn = wtConn(t, ctx, url)
-	spinner := wtConn(t, ctx, url)
+	conn = pgtest.Connect(t, ctx, url)
+	spinner := pgtest.Connect(t, ctx, url)
 	if _, err := conn.Exec(ctx, "CREATE EXTENSION pg_wait_sampling"); err != nil {
 		t.Fatal(err)
 	}
@@ -676,35 +652,15 @@ func TestWaitsProfile(t *testing.T) {
 	}
 	defer ours.Close(context.Background())
 
-	var warned wtWarnings
+	var warned testWarnings
 	cfg := wtConfig(t, url, WaitSourceAuto, 100*time.Millisecond, 500*time.Millisecond)
-	w, err := newWaits(ctx, cfg, warned.warn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := wtNew(t, ctx, cfg, warned.warn)
 	if w.source != WaitSourceProfile || w.period() != cfg.Interval {
 		t.Fatalf("auto with pg_wait_sampling: source %s, period %v (warnings %q)", w.source, w.period(), warned.list())
 	}
 	stop := wtRun(t, w, cfg)
 	wtSleepUntil(cfg.RunStart.Add(100 * time.Millisecond))
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		if _, err := conn.Exec(ctx, "SELECT pg_sleep(1.3)"); err != nil {
-			t.Error(err)
-		}
-	})
-	wg.Go(func() { // a collector's session: left out
-		if _, err := ours.Exec(ctx, "SELECT pg_sleep(1.3)"); err != nil {
-			t.Error(err)
-		}
-	})
-	wg.Go(func() {
-		if _, err := spinner.Exec(ctx, `DO $$ DECLARE i bigint := 0; BEGIN
-			WHILE clock_timestamp() < statement_timestamp() + interval '1.3 s' LOOP i := i + 1; END LOOP; END $$`); err != nil {
-			t.Error(err)
-		}
-	})
-	wg.Wait()
+	wtBusy(t, ctx, 1300*time.Millisecond, spinner, conn, ours) // ours: a collector's session, left out
 	wtSleepUntil(cfg.RunStart.Add(1600 * time.Millisecond))
 	stop()
 

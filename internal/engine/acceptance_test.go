@@ -115,6 +115,31 @@ func (tk *accTicker) finish() *metrics.Interval {
 	return tk.total
 }
 
+// awaitErr waits up to limit for what a helper goroutine sends on ch when
+// it ends; it fails the test on an error or when nothing comes in time.
+func awaitErr(t *testing.T, ch <-chan error, limit time.Duration, what string) {
+	t.Helper()
+	select {
+	case err := <-ch:
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	case <-time.After(limit):
+		t.Fatalf("%s did not finish", what)
+	}
+}
+
+// accSetup is setup with ddl run on it: its config and a connection to it.
+func accSetup(t *testing.T, ddl string) (*pgconn.Config, *pgx.Conn) {
+	t.Helper()
+	conn := setup(t)
+	db := accConnect(t, conn)
+	if _, err := db.Exec(context.Background(), ddl); err != nil {
+		t.Fatal(err)
+	}
+	return conn, db
+}
+
 // accConnect opens a pgx connection to the test database (closed at cleanup).
 func accConnect(t *testing.T, conn *pgconn.Config) *pgx.Conn {
 	t.Helper()
@@ -206,14 +231,7 @@ func coRun(t *testing.T, conn *pgconn.Config, rate float64, d, stallAt, stallFor
 	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-lockErr:
-		if err != nil {
-			t.Fatalf("locking session: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the locking session did not finish")
-	}
+	awaitErr(t, lockErr, 10*time.Second, "the locking session")
 	if res.Aborted != 0 || res.Interrupted {
 		t.Fatalf("aborted %d, interrupted %v; log:\n%s", res.Aborted, res.Interrupted, tail(log, 20))
 	}
@@ -282,12 +300,8 @@ func TestAcceptanceCoordinatedOmission(t *testing.T) {
 // 2. Distributions (seeds/001, "measuring the skewed generators").
 
 func TestAcceptanceDistributions(t *testing.T) {
-	conn := setup(t)
+	conn, db := accSetup(t, "CREATE TABLE acc_picks (z int, e int, g int)")
 	ctx := context.Background()
-	db := accConnect(t, conn)
-	if _, err := db.Exec(ctx, "CREATE TABLE acc_picks (z int, e int, g int)"); err != nil {
-		t.Fatal(err)
-	}
 
 	const (
 		clients = 2
@@ -302,20 +316,14 @@ INSERT INTO acc_picks VALUES (:z, :e, :g);
 `
 	cfg, log := accConfig(conn, clients, clients, script.Prepared, parse(t, text, script.Prepared), false, 0)
 	cfg.Transactions = perTx
-	runCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	res, err := Run(runCtx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	iv := cfg.Metrics.Tick(res.BenchStart, res.End)
+	res, iv := runToEnd(t, cfg)
 	if iv.Total.Stats.Count != n || res.Aborted != 0 {
 		t.Fatalf("committed %d, aborted %d, want %d, 0; log:\n%s", iv.Total.Stats.Count, res.Aborted, n, tail(log, 20))
 	}
 
 	var rows int64
 	var z, e, g float64
-	err = db.QueryRow(ctx, `SELECT count(*),
+	err := db.QueryRow(ctx, `SELECT count(*),
 		count(*) FILTER (WHERE z <= 200)::float8 / count(*),
 		count(*) FILTER (WHERE e <= 200)::float8 / count(*),
 		count(*) FILTER (WHERE g BETWEEN 7501 AND 12500)::float8 / count(*)
@@ -472,12 +480,8 @@ func TestAcceptanceRateAboveCapacitySkips(t *testing.T) {
 // 4. Serialization conflicts: retries and failures.
 
 func TestAcceptanceSerializationRetries(t *testing.T) {
-	conn := setup(t)
+	conn, db := accSetup(t, "CREATE TABLE acc_hot (id int PRIMARY KEY, v bigint NOT NULL); INSERT INTO acc_hot VALUES (1, 0)")
 	ctx := context.Background()
-	db := accConnect(t, conn)
-	if _, err := db.Exec(ctx, "CREATE TABLE acc_hot (id int PRIMARY KEY, v bigint NOT NULL); INSERT INTO acc_hot VALUES (1, 0)"); err != nil {
-		t.Fatal(err)
-	}
 
 	const (
 		clients  = 4
@@ -501,13 +505,7 @@ END;
 	cfg.MaxTries = maxTries
 	var took atomic.Int64
 	cfg.OnTx = func(int, int, int64, *metrics.Tx, time.Time) { took.Add(1) }
-	runCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	res, err := Run(runCtx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	iv := cfg.Metrics.Tick(res.BenchStart, res.End)
+	res, iv := runToEnd(t, cfg)
 	st := iv.Total.Stats
 	cmds := iv.Commands[0]
 	var v int64
@@ -624,14 +622,7 @@ func TestAcceptanceRestartReconnect(t *testing.T) {
 			if r.err != nil {
 				t.Fatal(r.err)
 			}
-			select {
-			case err := <-restarted:
-				if err != nil {
-					t.Fatalf("restart: %v", err)
-				}
-			case <-time.After(30 * time.Second):
-				t.Fatal("the restart did not finish")
-			}
+			awaitErr(t, restarted, 30*time.Second, "the restart")
 			res, st := r.res, total.Total.Stats
 			bench := res.BenchStart
 			var before, after, during int64

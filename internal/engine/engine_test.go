@@ -11,9 +11,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/pgtrial/pgtrial/internal/loader"
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
+	"github.com/pgtrial/pgtrial/internal/pgtest/pgbenchdb"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/script"
 	"github.com/pgtrial/pgtrial/internal/workload"
@@ -44,18 +44,21 @@ func (l *testLog) String() string {
 // setup gives a database with pgbench tables at scale 1 and its config.
 func setup(t *testing.T) *pgconn.Config {
 	t.Helper()
-	cfg, err := pgconn.ParseConfig(pgtest.ConnString(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = loader.Run(context.Background(), loader.Config{
-		Conn: cfg, Schema: workload.Pgbench{Scale: 1, Fillfactor: 100}, Steps: "dtgvp",
-		Format: workload.CopyBinary, Out: io.Discard,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cfg := pgbenchdb.Scale1(t)
 	return cfg
+}
+
+// runToEnd runs cfg (within a minute) and returns the result and the
+// metrics of the whole benchmark window; it fails the test on an error.
+func runToEnd(t *testing.T, cfg *Config) (*Result, *metrics.Interval) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, cfg.Metrics.Tick(res.BenchStart, res.End)
 }
 
 // builtin parses a built-in script for mode.
@@ -125,11 +128,7 @@ func TestClosedModesCountEveryTransaction(t *testing.T) {
 			cfg, log := config(conn, 4, 2, mode, builtin(t, "tpcb-like", mode))
 			cfg.Transactions = 50
 			cfg.PerCommand = true
-			res, err := Run(context.Background(), cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			iv := cfg.Metrics.Tick(res.BenchStart, res.End)
+			res, iv := runToEnd(t, cfg)
 			if got := iv.Total.Stats.Count; got != 200 || res.Aborted != 0 {
 				t.Fatalf("committed %d, aborted %d, want 200, 0; log:\n%s", got, res.Aborted, log)
 			}
@@ -165,11 +164,7 @@ SELECT 3;
 	for _, mode := range []script.Mode{script.Extended, script.Prepared} {
 		cfg, log := config(conn, 1, 1, mode, parse(t, text, mode))
 		cfg.Transactions = 3
-		res, err := Run(context.Background(), cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		iv := cfg.Metrics.Tick(res.BenchStart, res.End)
+		res, iv := runToEnd(t, cfg)
 		if iv.Total.Stats.Count != 3 || res.Aborted != 0 {
 			t.Fatalf("%s: committed %d aborted %d; log:\n%s", mode, iv.Total.Stats.Count, res.Aborted, log)
 		}
@@ -190,11 +185,7 @@ SELECT 1/0;
 `
 	cfg, log := config(conn, 1, 1, script.Simple, parse(t, text, script.Simple))
 	cfg.Transactions = 2
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	iv := cfg.Metrics.Tick(res.BenchStart, res.End)
+	res, iv := runToEnd(t, cfg)
 	if iv.Total.Stats.Count != 2 || res.Aborted != 0 {
 		t.Fatalf("committed %d aborted %d; log:\n%s", iv.Total.Stats.Count, res.Aborted, log)
 	}
@@ -234,11 +225,7 @@ func TestOpenModelRateAndLag(t *testing.T) {
 	cfg, log := config(conn, 4, 1, script.Prepared, builtin(t, "select-only", script.Prepared))
 	cfg.Rate = 500
 	cfg.Duration = 3 * time.Second
-	res, err := Run(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	iv := cfg.Metrics.Tick(res.BenchStart, res.End)
+	res, iv := runToEnd(t, cfg)
 	st := iv.Total.Stats
 	rate := float64(st.Count) / res.End.Sub(res.BenchStart).Seconds()
 	if rate < 400 || rate > 600 || res.Aborted != 0 {

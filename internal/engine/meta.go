@@ -17,6 +17,20 @@ func (c *client) commandFailed(i int, cmd, msg string) step {
 	return stepAbort
 }
 
+// pipelineSync is the sync that \syncpipeline and \endpipeline (cmd) send
+// in pipeline mode, flushed.
+func (c *client) pipelineSync(i int, cmd string) step {
+	if !c.pipeline {
+		return c.commandFailed(i, cmd, "not in pipeline mode")
+	}
+	c.conn.sendSync()
+	c.numSyncs++
+	if err := c.conn.flush(); err != nil {
+		return c.commandFailed(i, cmd, "failed to send a pipeline sync")
+	}
+	return stepOK
+}
+
 func (c *client) metaCommand(i int, cmd *script.Command) step {
 	e := c.e
 	cfg := e.cfg
@@ -58,22 +72,12 @@ func (c *client) metaCommand(i int, cmd *script.Command) step {
 		c.pipeline = true
 		c.numSyncs = 0
 	case script.MetaSyncPipeline:
-		if !c.pipeline {
-			return c.commandFailed(i, "syncpipeline", "not in pipeline mode")
-		}
-		c.conn.sendSync()
-		c.numSyncs++
-		if err := c.conn.flush(); err != nil {
-			return c.commandFailed(i, "syncpipeline", "failed to send a pipeline sync")
+		if st := c.pipelineSync(i, "syncpipeline"); st != stepOK {
+			return st
 		}
 	case script.MetaEndPipeline:
-		if !c.pipeline {
-			return c.commandFailed(i, "endpipeline", "not in pipeline mode")
-		}
-		c.conn.sendSync()
-		c.numSyncs++
-		if err := c.conn.flush(); err != nil {
-			return c.commandFailed(i, "endpipeline", "failed to send a pipeline sync")
+		if st := c.pipelineSync(i, "endpipeline"); st != stepOK {
+			return st
 		}
 		return c.readPipeline(i)
 	default:

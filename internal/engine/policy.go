@@ -45,12 +45,7 @@ func ParseArrival(s string) (Arrival, bool) {
 }
 
 // String is the arrival's name as used in files.
-func (a Arrival) String() string {
-	if n := ArrivalNames(); int(a) < len(n) {
-		return n[a]
-	}
-	return fmt.Sprintf("arrival(%d)", uint8(a))
-}
+func (a Arrival) String() string { return nameOf(ArrivalNames(), uint8(a), "arrival") }
 
 // Overload is what the open model does with a slot no client was free for.
 type Overload uint8
@@ -77,11 +72,14 @@ func ParseOverload(s string) (Overload, bool) {
 }
 
 // String is the policy's name as used in files.
-func (o Overload) String() string {
-	if n := OverloadNames(); int(o) < len(n) {
-		return n[o]
+func (o Overload) String() string { return nameOf(OverloadNames(), uint8(o), "overload") }
+
+// nameOf is names[v], or kind(v) for a value without a name.
+func nameOf(names []string, v uint8, kind string) string {
+	if int(v) < len(names) {
+		return names[v]
 	}
-	return fmt.Sprintf("overload(%d)", uint8(o))
+	return fmt.Sprintf("%s(%d)", kind, v)
 }
 
 // lookup is the index of s in names, ignoring case.

@@ -538,7 +538,7 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 	if p.injections && len(s.Injections) > 0 {
 		list := make([]serverctl.Injection, len(s.Injections))
 		for i, inj := range s.Injections {
-			list[i] = serverctl.Injection{Kind: injectionKind(inj.Kind), At: inj.At, Table: inj.Table, Duration: inj.Duration}
+			list[i] = serverctl.Injection{Kind: inj.Kind, At: inj.At, Table: inj.Table, Duration: inj.Duration}
 		}
 		tc.OnPhase = func(phase string, at time.Time) {
 			if phase == results.PhaseMeasure && sched == nil {
@@ -647,16 +647,6 @@ func injectionEvents(list []serverctl.Injected) []results.Event {
 		out = append(out, results.Event{Time: at, Kind: results.EventInjection, Message: "injected " + msg, Data: data})
 	}
 	return out
-}
-
-func injectionKind(k InjectionKind) serverctl.InjectionKind {
-	switch k {
-	case InjectLock:
-		return serverctl.InjectLock
-	case InjectCheckpoint:
-		return serverctl.InjectCheckpoint
-	}
-	return serverctl.InjectVacuum
 }
 
 // statusLine is the live status of a run.

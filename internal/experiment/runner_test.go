@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/compare"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
@@ -215,12 +213,10 @@ var seed004Indexes = []string{
 	"CREATE INDEX pgbench_accounts_idx3 ON pgbench_accounts (filler)",
 }
 
-// TestExperimentIndexes: the 14 extra indexes of seeds/004 (setup SQL,
-// dropped by the teardown) against none, tpcb-like: the indexes make it
-// slower (no HOT updates of pgbench_accounts, 15 index entries per history
-// row), with an interval that excludes no change; afterwards the database
-// has its indexes as before.
-func TestExperimentIndexes(t *testing.T) {
+// measuredStatementsDB is a fresh database with pg_stat_statements for a
+// test that measures (pgtest.Measure: not beside another measurement).
+func measuredStatementsDB(t *testing.T) string {
+	t.Helper()
 	url := pgtest.ConnString(t)
 	pgtest.Measure(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -228,6 +224,16 @@ func TestExperimentIndexes(t *testing.T) {
 	if err := serverctl.Exec(ctx, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
 		t.Fatalf("pg_stat_statements (the test cluster preloads it when installed): %v", err)
 	}
+	return url
+}
+
+// TestExperimentIndexes: the 14 extra indexes of seeds/004 (setup SQL,
+// dropped by the teardown) against none, tpcb-like: the indexes make it
+// slower (no HOT updates of pgbench_accounts, 15 index entries per history
+// row), with an interval that excludes no change; afterwards the database
+// has its indexes as before.
+func TestExperimentIndexes(t *testing.T) {
+	url := measuredStatementsDB(t)
 	var drops []string
 	for _, c := range seed004Indexes {
 		name := strings.Fields(c)[2]
@@ -284,23 +290,8 @@ collect: [statements]
 func countIndexes(t *testing.T, url string) int {
 	t.Helper()
 	var n int
-	queryRow(t, url, "SELECT count(*) FROM pg_indexes WHERE tablename LIKE 'pgbench_%'", nil, &n)
+	pgtest.QueryRow(t, url, "SELECT count(*) FROM pg_indexes WHERE tablename LIKE 'pgbench_%'", nil, &n)
 	return n
-}
-
-// queryRow runs one query on a connection of its own and scans its row.
-func queryRow(t *testing.T, url, sql string, args []any, dest ...any) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if err := conn.QueryRow(ctx, sql, args...).Scan(dest...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
 }
 
 func settingsOf(t *testing.T, url string, names ...string) []string {
@@ -308,7 +299,7 @@ func settingsOf(t *testing.T, url string, names ...string) []string {
 	var out []string
 	for _, n := range names {
 		var v string
-		queryRow(t, url, "SELECT current_setting($1)", []any{n}, &v)
+		pgtest.QueryRow(t, url, "SELECT current_setting($1)", []any{n}, &v)
 		out = append(out, n+"="+v)
 	}
 	return out
@@ -365,7 +356,7 @@ func autoConf(t *testing.T, dataDir string) string {
 func dbState(t *testing.T, url string) string {
 	t.Helper()
 	var s string
-	queryRow(t, url, `SELECT
+	pgtest.QueryRow(t, url, `SELECT
 		coalesce((SELECT string_agg(name || '=' || coalesce(setting, ''), ',' ORDER BY name) FROM pg_file_settings WHERE sourcefile LIKE '%auto.conf'), '') || ' | ' ||
 		(SELECT string_agg(name || '=' || setting, ',' ORDER BY name) FROM pg_settings WHERE name IN ('work_mem', 'fsync', 'synchronous_commit', 'max_locks_per_transaction', 'shared_buffers')) || ' | ' ||
 		coalesce((SELECT string_agg(relname, ',' ORDER BY relname) FROM pg_class WHERE relnamespace = 'public'::regnamespace AND relname NOT LIKE 'pgbench\_%'), '')`, nil, &s)
@@ -453,13 +444,7 @@ collect: false
 // each with its waits by type. The script sleeps 5 ms, so 2 clients carry
 // at most 400 tx/s and the sampled sessions wait on Timeout:PgSleep.
 func TestExperimentRamp(t *testing.T) {
-	url := pgtest.ConnString(t)
-	pgtest.Measure(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := serverctl.Exec(ctx, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
-		t.Fatalf("pg_stat_statements (the test cluster preloads it when installed): %v", err)
-	}
+	url := measuredStatementsDB(t)
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "sleep.sql"), []byte("SELECT pg_sleep(0.005);\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/script"
+	"github.com/pgtrial/pgtrial/internal/serverctl"
 )
 
 // Defaults of keys the file leaves out.
@@ -291,26 +292,15 @@ func NeedsRestart(name string) bool {
 	return false
 }
 
-// InjectionKind is what an injection does.
-type InjectionKind uint8
+// InjectionKind is what an injection does: serverctl's, which carries it out.
+type InjectionKind = serverctl.InjectionKind
 
+// The kinds of injection.
 const (
-	InjectLock       InjectionKind = iota + 1 // LOCK TABLE … IN ACCESS EXCLUSIVE MODE for Duration
-	InjectCheckpoint                          // CHECKPOINT
-	InjectVacuum                              // VACUUM [table]
+	InjectLock       = serverctl.InjectLock       // LOCK TABLE … IN ACCESS EXCLUSIVE MODE for Duration
+	InjectCheckpoint = serverctl.InjectCheckpoint // CHECKPOINT
+	InjectVacuum     = serverctl.InjectVacuum     // VACUUM [table]
 )
-
-func (k InjectionKind) String() string {
-	switch k {
-	case InjectLock:
-		return "lock"
-	case InjectCheckpoint:
-		return "checkpoint"
-	case InjectVacuum:
-		return "vacuum"
-	}
-	return "?"
-}
 
 // Injection is an event caused during every measured window.
 type Injection struct {

@@ -95,12 +95,8 @@ func searchSection() section[Search] {
 				sr.SLO, _ = d.sloFrom(e.val, path, "search.slo", nil)
 			}},
 		{name: "fractions", doc: "open-model steps as fractions of the closed-model ceiling", dec: func(d *decoder, sr *Search, e entry, path string, _ *fields) {
-			items, ok := d.seq(e, path, "fractions of the ceiling")
+			items, ok := d.nonEmptySeq(e, path, "fractions of the ceiling", "give fractions of the closed-model ceiling such as [0.3, 0.6, 0.9]")
 			if !ok {
-				return
-			}
-			if len(items) == 0 {
-				d.problem(e.val, path, "empty: give fractions of the closed-model ceiling such as [0.3, 0.6, 0.9]")
 				return
 			}
 			sr.Fractions = nil

@@ -96,12 +96,8 @@ func topSection() section[Spec] {
 			s.Seed = &v
 		}},
 		{name: "interval", doc: "the recorded intervals (--interval)", dec: func(d *decoder, s *Spec, e entry, path string, _ *fields) {
-			if v, ok := d.duration(e.val, path); ok {
-				if v < 10*time.Millisecond || v > time.Hour {
-					d.problem(e.val, path, "%v is out of range: use 10ms to 1h (the default is 1s)", v)
-				} else {
-					s.Interval = v
-				}
+			if v, ok := d.durationIn(e.val, path, 10*time.Millisecond, time.Hour, "10ms to 1h (the default is 1s)"); ok {
+				s.Interval = v
 			}
 		}},
 		{name: "collect", doc: "the evidence collected (--collect)", dec: func(d *decoder, s *Spec, e entry, path string, _ *fields) {
@@ -146,12 +142,8 @@ func collectSection() section[Collect] {
 			d.collectKinds(c, e.val, path)
 		}},
 		{name: "wait_interval", doc: "the wait sampler's interval (--wait-interval)", dec: func(d *decoder, c *Collect, e entry, path string, _ *fields) {
-			if v, ok := d.duration(e.val, path); ok {
-				if v < 10*time.Millisecond || v > time.Second {
-					d.problem(e.val, path, "%v is out of range: use 10ms to 1s", v)
-				} else {
-					c.WaitInterval = v
-				}
+			if v, ok := d.durationIn(e.val, path, 10*time.Millisecond, time.Second, "10ms to 1s"); ok {
+				c.WaitInterval = v
 			}
 		}},
 		{name: "wait_source", doc: "where waits are sampled from (--wait-source)", dec: func(d *decoder, c *Collect, e entry, path string, _ *fields) {

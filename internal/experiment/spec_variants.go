@@ -103,21 +103,9 @@ func (d *decoder) settings(e entry, path string) []Setting {
 			out = append(out, Setting{Name: name, Value: val, Pos: posOf(k)})
 		}
 	}
-	var merges []*yaml.Node
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if !d.spend(n, 2) {
-			return out
-		}
-		k, v := n.Content[i], n.Content[i+1]
-		if isMerge(k) {
-			merges = append(merges, v)
-			continue
-		}
-		if k.Kind != yaml.ScalarNode {
-			d.problem(k, path, "a key must be a setting name, got %s", describe(d.resolve(k)))
-			continue
-		}
-		add(k, v)
+	merges, ok := d.pairs(n, path, "a setting name", add)
+	if !ok {
+		return out
 	}
 	// Merged settings: those not given explicitly, in merge order.
 	active := map[*yaml.Node]bool{n: true}

@@ -87,15 +87,7 @@ func workloadSection() section[Workload] {
 				w.Builtin = bi.Name
 				return
 			}
-			var names []string
-			for _, x := range workload.BuiltinScripts {
-				names = append(names, x.Name)
-			}
-			what := "no built-in script"
-			if n > 1 {
-				what = "ambiguous built-in script name"
-			}
-			d.problem(e.val, path, "%s %q: choose %s (any unambiguous prefix), or give script files (scripts)", what, v, quoteList(names, "or"))
+			d.problem(e.val, path, "%s %q: choose %s (any unambiguous prefix), or give script files (scripts)", workload.NotOneBuiltin(n), v, quoteList(workload.BuiltinNames(), "or"))
 		}},
 		{name: "scale", doc: "the pgbench scale to load (pgtrial init -s)", dec: func(d *decoder, w *Workload, e entry, path string, _ *fields) {
 			if v, ok := d.integer(e.val, path, 1, math.MaxInt32, "the pgbench scale is 1 to 2147483647"); ok {
@@ -155,12 +147,8 @@ func scriptSection() section[Script] {
 // scripts decodes workload.scripts and checks each file: it exists, and
 // parses as a pgbench script.
 func (d *decoder) scripts(w *Workload, e entry, path string) {
-	items, ok := d.seq(e, path, "{file, weight}")
+	items, ok := d.nonEmptySeq(e, path, "{file, weight}", "give at least one script file, e.g. [{file: mix.sql}]")
 	if !ok {
-		return
-	}
-	if len(items) == 0 {
-		d.problem(e.val, path, "empty: give at least one script file, e.g. [{file: mix.sql}]")
 		return
 	}
 	if len(items) > engine.MaxScripts {

@@ -173,10 +173,40 @@ func (d *decoder) mapping(n *yaml.Node, path, section string, allowed []string, 
 	}
 	f := &fields{node: n, entries: map[string]entry{}}
 	first := map[string]*yaml.Node{}
-	var merges []*yaml.Node
+	merges, ok := d.pairs(n, path, "a plain name", func(k, v *yaml.Node) {
+		name := k.Value
+		if prev, dup := first[name]; dup {
+			d.problem(k, child(path, name), "repeated key (first at line %d)", prev.Line)
+			return
+		}
+		first[name] = k
+		if !slices.Contains(allowed, name) {
+			if section == "" && strings.HasPrefix(name, "x-") {
+				return // room for anchors
+			}
+			d.problem(k, child(path, name), "%s", unknownKey(name, section))
+			return
+		}
+		f.entries[name] = entry{name: name, key: k, val: d.resolve(v)}
+	})
+	if !ok {
+		return f, false
+	}
+	for _, m := range merges {
+		d.merge(f, m, path, section, allowed, map[*yaml.Node]bool{n: true}, 0)
+	}
+	return f, true
+}
+
+// pairs walks the key/value pairs of mapping n within the decoder's budget
+// (spend): a merge key's (<<) value is kept for the caller to expand, a key
+// that is not a scalar is a problem ("a key must be " + what), and every
+// other pair goes to each, in order. It returns the merge keys' values, and
+// false when the budget ran out.
+func (d *decoder) pairs(n *yaml.Node, path, what string, each func(k, v *yaml.Node)) (merges []*yaml.Node, ok bool) {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if !d.spend(n, 2) {
-			return f, false
+			return merges, false
 		}
 		k, v := n.Content[i], n.Content[i+1]
 		if isMerge(k) {
@@ -184,28 +214,12 @@ func (d *decoder) mapping(n *yaml.Node, path, section string, allowed []string, 
 			continue
 		}
 		if k.Kind != yaml.ScalarNode {
-			d.problem(k, path, "a key must be a plain name, got %s", describe(d.resolve(k)))
+			d.problem(k, path, "a key must be %s, got %s", what, describe(d.resolve(k)))
 			continue
 		}
-		name := k.Value
-		if prev, dup := first[name]; dup {
-			d.problem(k, child(path, name), "repeated key (first at line %d)", prev.Line)
-			continue
-		}
-		first[name] = k
-		if !slices.Contains(allowed, name) {
-			if section == "" && strings.HasPrefix(name, "x-") {
-				continue // room for anchors
-			}
-			d.problem(k, child(path, name), "%s", unknownKey(name, section))
-			continue
-		}
-		f.entries[name] = entry{name: name, key: k, val: d.resolve(v)}
+		each(k, v)
 	}
-	for _, m := range merges {
-		d.merge(f, m, path, section, allowed, map[*yaml.Node]bool{n: true}, 0)
-	}
-	return f, true
+	return merges, true
 }
 
 func isMerge(k *yaml.Node) bool {
@@ -255,28 +269,18 @@ func (d *decoder) merge(f *fields, v *yaml.Node, path, section string, allowed [
 	}
 	active[v] = true
 	defer delete(active, v)
-	var inner []*yaml.Node
-	for i := 0; i+1 < len(v.Content); i += 2 {
-		if !d.spend(v, 2) {
-			return
-		}
-		k, val := v.Content[i], v.Content[i+1]
-		if isMerge(k) {
-			inner = append(inner, val)
-			continue
-		}
-		if k.Kind != yaml.ScalarNode {
-			d.problem(k, path, "a key must be a plain name, got %s", describe(d.resolve(k)))
-			continue
-		}
+	inner, ok := d.pairs(v, path, "a plain name", func(k, val *yaml.Node) {
 		if _, have := f.entries[k.Value]; have {
-			continue
+			return
 		}
 		if !slices.Contains(allowed, k.Value) {
 			d.problem(k, child(path, k.Value), "%s (merged with <<)", unknownKey(k.Value, section))
-			continue
+			return
 		}
 		f.entries[k.Value] = entry{name: k.Value, key: k, val: d.resolve(val)}
+	})
+	if !ok {
+		return
 	}
 	for _, m := range inner {
 		d.merge(f, m, path, section, allowed, active, depth+1)
@@ -374,6 +378,28 @@ func (d *decoder) boolean(n *yaml.Node, path string) (bool, bool) {
 		return false, false
 	}
 	return v, true
+}
+
+// durationIn is a duration from lo to hi; outside them it is a problem
+// ("… is out of range: use " + use).
+func (d *decoder) durationIn(n *yaml.Node, path string, lo, hi time.Duration, use string) (time.Duration, bool) {
+	v, ok := d.duration(n, path)
+	if ok && (v < lo || v > hi) {
+		d.problem(n, path, "%v is out of range: use %s", v, use)
+		return 0, false
+	}
+	return v, ok
+}
+
+// nonEmptySeq is seq for a list that needs an item: an empty one is a
+// problem ("empty: " + give).
+func (d *decoder) nonEmptySeq(e entry, path, what, give string) ([]*yaml.Node, bool) {
+	items, ok := d.seq(e, path, what)
+	if ok && len(items) == 0 {
+		d.problem(e.val, path, "empty: %s", give)
+		return nil, false
+	}
+	return items, ok
 }
 
 // duration is a non-negative duration in Go syntax.

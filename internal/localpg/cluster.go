@@ -277,45 +277,28 @@ func (c *Cluster) Created() bool {
 	return c.marker != nil
 }
 
-// Port returns the cluster's TCP port on 127.0.0.1 (0 before creation).
-func (c *Cluster) Port() int {
+// recorded is a copy of the cluster's marker, the zero Marker before
+// creation.
+func (c *Cluster) recorded() Marker {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.marker == nil {
-		return 0
+		return Marker{}
 	}
-	return c.marker.Port
+	return *c.marker
 }
+
+// Port returns the cluster's TCP port on 127.0.0.1 (0 before creation).
+func (c *Cluster) Port() int { return c.recorded().Port }
 
 // Version returns the PostgreSQL version of the cluster ("" before creation).
-func (c *Cluster) Version() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.marker == nil {
-		return ""
-	}
-	return c.marker.PGVersion
-}
+func (c *Cluster) Version() string { return c.recorded().PGVersion }
 
 // Major returns the PostgreSQL major version (0 before creation).
-func (c *Cluster) Major() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.marker == nil {
-		return 0
-	}
-	return c.marker.PGMajor
-}
+func (c *Cluster) Major() int { return c.recorded().PGMajor }
 
 // SocketDir returns the directory of the unix socket ("" before creation).
-func (c *Cluster) SocketDir() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.marker == nil {
-		return ""
-	}
-	return c.marker.SocketDir
-}
+func (c *Cluster) SocketDir() string { return c.recorded().SocketDir }
 
 // URL returns a connection URL for database db ("postgres" when empty), e.g.
 // postgres://postgres@127.0.0.1:41235/postgres?sslmode=disable. It never carries a

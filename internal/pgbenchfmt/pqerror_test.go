@@ -137,18 +137,31 @@ func findPGTool(t *testing.T, name string) string {
 	return ""
 }
 
+// pqTestCtx bounds a test against the server to a minute.
+func pqTestCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// pqConnect is a libpq-level connection to url, closed at the test's end.
+func pqConnect(t *testing.T, ctx context.Context, url string) *pgconn.PgConn {
+	t.Helper()
+	conn, err := pgconn.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
 // TestPQErrorPositionAgainstPsql runs queries with syntax errors at many
 // places through psql (libpq) and through pgconn, and compares the texts.
 func TestPQErrorPositionAgainstPsql(t *testing.T) {
 	psql := findPGTool(t, "psql")
 	url := pgtest.ConnString(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgconn.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	ctx := pqTestCtx(t)
+	conn := pqConnect(t, ctx, url)
 
 	pieces := []string{"1", " + ", "'é'", "'日本'", "\t", "\n", "\r\n", "\r", "abc", "  ", "'" + strings.Repeat("x", 70) + "'", ", ", "'e\u0301'"}
 	var queries []string
@@ -322,23 +335,14 @@ func TestPQConnectErrors(t *testing.T) {
 func TestPQErrorPgbenchAborts(t *testing.T) {
 	pgbench := findPGTool(t, "pgbench")
 	url := pgtest.ConnString(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	conn, err := pgconn.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
+	ctx := pqTestCtx(t)
+	conn := pqConnect(t, ctx, url)
 	u, _ := urlDatabase(url)
 	if err := conn.Exec(ctx, "ALTER DATABASE "+u+" SET log_parameter_max_length_on_error = -1").Close(); err != nil {
 		t.Fatal(err)
 	}
 	// New sessions get the setting.
-	conn2, err := pgconn.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn2.Close(context.Background())
+	conn2 := pqConnect(t, ctx, url)
 
 	dir := t.TempDir()
 	tests := []struct {

@@ -172,24 +172,7 @@ func (r *Report) write(w io.Writer) {
 		return
 	}
 
-	p("number of failed transactions: %d (%s%%)\n", failures, cFloat(3, percentOf(failures, totalCnt)))
-	if o.FailuresDetailed {
-		p("number of serialization failures: %d (%s%%)\n",
-			total.Outcome[metrics.FailedSerialization], cFloat(3, percentOf(total.Outcome[metrics.FailedSerialization], totalCnt)))
-		p("number of deadlock failures: %d (%s%%)\n",
-			total.Outcome[metrics.FailedDeadlock], cFloat(3, percentOf(total.Outcome[metrics.FailedDeadlock], totalCnt)))
-		if o.ContinueOnError {
-			other := otherFailuresOf(total)
-			p("number of other failures: %d (%s%%)\n", other, cFloat(3, percentOf(other, totalCnt)))
-		}
-	}
-	if o.MaxTries != 1 {
-		p("number of transactions retried: %d (%s%%)\n", total.Retried, cFloat(3, percentOf(total.Retried, totalCnt)))
-		p("total number of retries: %d\n", total.Retries)
-	}
-	if o.Rate > 0 && o.LatencyLimit > 0 {
-		p("number of transactions skipped: %d (%s%%)\n", total.Skipped(), cFloat(3, percentOf(total.Skipped(), totalCnt)))
-	}
+	r.writeFailures(p, "", total, failures, totalCnt)
 	if o.LatencyLimit > 0 {
 		late := 0.0
 		if total.Count > 0 {
@@ -241,6 +224,33 @@ func (r *Report) write(w io.Writer) {
 	}
 }
 
+// writeFailures writes st's failed transactions (failures of all), by
+// class under --failures-detailed (other failures only with
+// --continue-on-error), its retries unless --max-tries=1 and its skipped
+// transactions under --rate with --latency-limit, each line after prefix
+// ("" for the totals, " - " for a script).
+func (r *Report) writeFailures(p func(format string, args ...any), prefix string, st *metrics.Stats, failures, all int64) {
+	o := r.Opts
+	p(prefix+"number of failed transactions: %d (%s%%)\n", failures, cFloat(3, percentOf(failures, all)))
+	if o.FailuresDetailed {
+		p(prefix+"number of serialization failures: %d (%s%%)\n",
+			st.Outcome[metrics.FailedSerialization], cFloat(3, percentOf(st.Outcome[metrics.FailedSerialization], all)))
+		p(prefix+"number of deadlock failures: %d (%s%%)\n",
+			st.Outcome[metrics.FailedDeadlock], cFloat(3, percentOf(st.Outcome[metrics.FailedDeadlock], all)))
+		if o.ContinueOnError {
+			other := otherFailuresOf(st)
+			p(prefix+"number of other failures: %d (%s%%)\n", other, cFloat(3, percentOf(other, all)))
+		}
+	}
+	if o.MaxTries != 1 {
+		p(prefix+"number of transactions retried: %d (%s%%)\n", st.Retried, cFloat(3, percentOf(st.Retried, all)))
+		p(prefix+"total number of retries: %d\n", st.Retries)
+	}
+	if o.Rate > 0 && o.LatencyLimit > 0 {
+		p(prefix+"number of transactions skipped: %d (%s%%)\n", st.Skipped(), cFloat(3, percentOf(st.Skipped(), all)))
+	}
+}
+
 // writeScript is one per-script block of printResults (PostgreSQL 18: the
 // transaction count includes skipped and failed transactions, and the counts
 // and tps follow on their own line).
@@ -260,24 +270,7 @@ func (r *Report) writeScript(w io.Writer, i int, totalCnt int64, benchDuration f
 	p(" - %d transactions (%s%% of total)\n", scriptTotal, cFloat(1, percentOf(scriptTotal, totalCnt)))
 	if scriptTotal > 0 {
 		p(" - number of transactions actually processed: %d (tps = %s)\n", s.Count, cFloat(6, float64(s.Count)/benchDuration))
-		p(" - number of failed transactions: %d (%s%%)\n", failures, cFloat(3, percentOf(failures, scriptTotal)))
-		if o.FailuresDetailed {
-			p(" - number of serialization failures: %d (%s%%)\n",
-				s.Outcome[metrics.FailedSerialization], cFloat(3, percentOf(s.Outcome[metrics.FailedSerialization], scriptTotal)))
-			p(" - number of deadlock failures: %d (%s%%)\n",
-				s.Outcome[metrics.FailedDeadlock], cFloat(3, percentOf(s.Outcome[metrics.FailedDeadlock], scriptTotal)))
-			if o.ContinueOnError {
-				other := otherFailuresOf(&s)
-				p(" - number of other failures: %d (%s%%)\n", other, cFloat(3, percentOf(other, scriptTotal)))
-			}
-		}
-		if o.MaxTries != 1 {
-			p(" - number of transactions retried: %d (%s%%)\n", s.Retried, cFloat(3, percentOf(s.Retried, scriptTotal)))
-			p(" - total number of retries: %d\n", s.Retries)
-		}
-		if o.Rate > 0 && o.LatencyLimit > 0 {
-			p(" - number of transactions skipped: %d (%s%%)\n", s.Skipped(), cFloat(3, percentOf(s.Skipped(), scriptTotal)))
-		}
+		r.writeFailures(p, " - ", &s, failures, scriptTotal)
 	}
 	printSimpleStats(w, " - latency", &s.Latency)
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/pgtrial/pgtrial/internal/cnum"
 )
 
 // Seed is the base seed of a run (pgbench's set_random_seed).
@@ -70,15 +72,7 @@ func TimeSeed() Seed {
 // scanUint64 reports whether sscanf(s, "%lu%c", &v, &c) would return exactly
 // 1 under glibc, and v. %lu converts with strtoul in base 10.
 func scanUint64(s string) (uint64, bool) {
-	i := 0
-	for i < len(s) && isCSpace(s[i]) {
-		i++
-	}
-	neg := false
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		neg = s[i] == '-'
-		i++
-	}
+	i, neg := cnum.SignStart(s)
 	start := i
 	var v uint64
 	overflow := false
@@ -99,11 +93,6 @@ func scanUint64(s string) (uint64, bool) {
 		return -v, true
 	}
 	return v, true
-}
-
-// isCSpace is isspace() in the C locale.
-func isCSpace(c byte) bool {
-	return c == ' ' || (c >= '\t' && c <= '\r')
 }
 
 // ThreadStreams are the streams of one pgbench thread.

@@ -42,11 +42,7 @@ func sampleSearch() *capacity.Result {
 
 func TestCapacity(t *testing.T) {
 	r := sampleSearch()
-	var b strings.Builder
-	if err := WriteText(&b, Capacity(r)); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
+	out := text(t, Capacity(r))
 	want := `capacity search: SLO p99 ≤ 50 ms from the intended start, lag not growing, achieved ≥ 95 % of the target, skipped + failed ≤ 1.0 %
 
 closed-model ceiling: 1000 tx/s, median of 3 runs (not judged: closed-model latency counts from the actual start)
@@ -88,10 +84,6 @@ search ended: precision reached: bracket (825 − 788)/788 = 4.8 % ≤ precision
 // no steps table; a failing lowest step has no bracket line.
 func TestCapacityNoSteps(t *testing.T) {
 	r := &capacity.Result{Config: capacity.Config{Limit: 10 * time.Millisecond, Quantile: 0.999}, Stopped: capacity.StopCanceled}
-	var b strings.Builder
-	if err := WriteText(&b, Capacity(r)); err != nil {
-		t.Fatal(err)
-	}
 	want := `capacity search: SLO p99.9 ≤ 10 ms from the intended start, lag not growing, achieved ≥ 95 % of the target, skipped + failed ≤ 1.0 %
 
 closed-model ceiling: 0 tx/s, median of 0 runs (not judged: closed-model latency counts from the actual start)
@@ -99,25 +91,16 @@ closed-model ceiling: 0 tx/s, median of 0 runs (not judged: closed-model latency
 capacity so far (search ended early: interrupted): none found: no open-model run was made
 search ended: interrupted
 `
-	if b.String() != want {
-		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	if got := text(t, Capacity(r)); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
 
 func TestCapacityMarkdown(t *testing.T) {
-	var b strings.Builder
-	if err := WriteMarkdown(&b, Capacity(sampleSearch())); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	for _, want := range []string{
+	checkMarkdown(t, Capacity(sampleSearch()),
 		"# capacity search: SLO p99 ≤ 50 ms",
 		"**open-model steps**\n\n| run | phase | target tx/s | of ceiling | achieved tx/s | p99 ms | lag | skipped+failed | result | bracket | dir | why |\n",
 		"| 8 | bisect | 825 | 82 % | 825 | 52.6 | steady | 0 % | FAIL | lowest miss | runs/008 | p99 52.6 ms &gt; 50 ms |\n",
 		"| 1 | 980 | 0 % | runs/001 |\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, out)
-		}
-	}
+	)
 }

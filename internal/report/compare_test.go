@@ -45,11 +45,7 @@ func sampleComparison() *compare.Report {
 
 func TestCompare(t *testing.T) {
 	rep := sampleComparison()
-	var b strings.Builder
-	if err := WriteText(&b, Compare(rep)); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
+	out := text(t, Compare(rep))
 	var p99 string
 	for _, m := range rep.Metrics {
 		if m.Metric == "p99" {
@@ -57,30 +53,22 @@ func TestCompare(t *testing.T) {
 		}
 	}
 	// The table's rows, blanks squeezed.
-	for _, want := range []string{
+	wantAll(t, "table", squeeze(out),
 		"\ntps 1002.5 (990.0–1010.0) 701.0 (698.0–705.0) 0.70 [0.69, 0.71] 0.029 new slower\n",
 		"\np99 ms 20.100 (19.800–20.400) 26.150 (25.700–26.500) 1.30 [1.27, 1.33] 0.029 new slower\n",
 		"\nskipped+dropped % 0 (0–0) 0 (0–0) 1.00 [1.00, 1.00] 1 no difference\n",
 		"\nblocks/call s1 4.01 (4–4.03) 6.01 (6–6.03) 1.50 [1.49, 1.50] 0.029 new worse\n",
-	} {
-		if !strings.Contains(squeeze(out), want) {
-			t.Errorf("table lacks %q:\n%s", want, out)
-		}
-	}
-	for _, want := range []string{
+	)
+	wantAll(t, "report", out,
 		"compare: base (4 runs) vs new (4 runs): tpcb-like, open model at 1000.0 tx/s, 8 clients\n  base#1 runs/base-1  started ",
 		"\nnote: the runs differ in scale: 10 (base#1); 100 (new#1)\n\n",
 		"\n\n  metric             base median (min–max)   new median (min–max)       new/base [95 % CI]  MW p   verdict\n  tps ",
 		"\nverdicts (per-run values; ratio of medians new/base with a 95 % bootstrap interval over runs, 10000 resamples, seed 1; two-sided Mann-Whitney U; a difference needs the interval to exclude 1 and p < 0.05):\n",
-		"  " + p99 + "\n",
+		"  "+p99+"\n",
 		"\nstatements (shared blocks hit + read per call, matched by queryid):\n  s1  queryid 11: UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2\n",
 		"\nchecklist (DESIGN §8; the runs' items with their worst status, and the comparison's):\n  pass  warmup ",
 		"  pass  interleaved ",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	if strings.Contains(out, "warning:") {
 		t.Errorf("4 vs 4 open-model runs: unexpected warning:\n%s", out)
 	}
@@ -100,43 +88,26 @@ func TestCompareWarningsAndMissing(t *testing.T) {
 	rep.Warnings = []string{"1 vs 1 runs: one run a side cannot separate a difference from noise"}
 	rep.Metrics = append(rep.Metrics, compare.Metric{Metric: "IO wait %", Group: "waits", Unit: "%",
 		Verdict: stats.VerdictResult{Direction: stats.DirNone, Text: "no difference beyond noise (IO wait %)", B: stats.Summarize([]float64{3})}})
-	var b strings.Builder
-	if err := WriteText(&b, Compare(rep)); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	for _, want := range []string{
-		"\n" + `warning: --force: the runs differ in workload: "a" (base#1); "b" (new#1)` + "\n\n",
+	out := text(t, Compare(rep))
+	wantAll(t, "report", out,
+		"\n"+`warning: --force: the runs differ in workload: "a" (base#1); "b" (new#1)`+"\n\n",
 		"\n  IO wait %          —                       3                          —                   —      no difference\n",
 		"  base median (min–max) —: no run of base has this metric\n",
 		"\nwarning: 1 vs 1 runs: one run a side cannot separate a difference from noise\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("report lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	if i, j := strings.Index(out, "  pass  interleaved"), strings.Index(out, "warning: 1 vs 1"); i < 0 || j < i {
 		t.Errorf("the warnings do not follow the checklist:\n%s", out)
 	}
 }
 
 func TestCompareMarkdown(t *testing.T) {
-	var b strings.Builder
-	if err := WriteMarkdown(&b, Compare(sampleComparison())); err != nil {
-		t.Fatal(err)
-	}
-	out := b.String()
-	for _, want := range []string{
+	checkMarkdown(t, Compare(sampleComparison()),
 		"# compare: base (4 runs) vs new (4 runs): tpcb-like, open model at 1000.0 tx/s, 8 clients\n",
 		"| metric | base median (min–max) | new median (min–max) | new/base \\[95 % CI\\] | MW p | verdict |\n| --- | --- | --- | --- | --- | --- |\n",
 		"| p99 ms | 20.100 (19.800–20.400) | 26.150 (25.700–26.500) | 1.30 \\[",
 		"**statements (shared blocks hit + read per call, matched by queryid)**\n",
 		"| pass | interleaved |",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, out)
-		}
-	}
+	)
 }
 
 // squeeze is s with every run of blanks one blank.

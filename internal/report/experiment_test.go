@@ -12,26 +12,6 @@ import (
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
-// text renders d with WriteText.
-func text(t *testing.T, d *Doc) string {
-	t.Helper()
-	var b strings.Builder
-	if err := WriteText(&b, d); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
-// markdown renders d with WriteMarkdown.
-func markdown(t *testing.T, d *Doc) string {
-	t.Helper()
-	var b strings.Builder
-	if err := WriteMarkdown(&b, d); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
-}
-
 // lineWith is the first line of out that starts with prefix (after the
 // indentation) and contains s, "" if none.
 func lineWith(out, prefix, s string) string {
@@ -75,7 +55,7 @@ func twoVariants() *experiment.Record {
 // without a database.
 func TestExperiment(t *testing.T) {
 	out := text(t, Experiment(twoVariants(), "/tmp/x"))
-	for _, want := range []string{
+	wantAll(t, "the summary", out,
 		"experiment x: two variants\n",
 		"  tpcb-like (scale 10) on 127.0.0.1:5432/bench (PostgreSQL 17.2); open model at 500 tx/s, 8 clients\n",
 		"  warm-up 30 s, window 120 s, 1 repeat per variant, interleaved, seed 7\n",
@@ -87,11 +67,7 @@ func TestExperiment(t *testing.T) {
 		"SLOs (median over the repeats; worst run):\n  a  p99 ≤ 100ms at 500 tx/s: 4980 ms (worst 4980 ms): MISSED\n",
 		"checklist:\n  pass  warmup       30 s before every run\n  pass  interleaved  a b\nwarning: a warning\nended early: run 003: refused\n",
 		"\nexperiment directory: /tmp/x (experiment.json, runs in runs/)\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the summary lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	if strings.Contains(out, "\n  c ") {
 		t.Errorf("a variant that is not in the record shows:\n%s", out)
 	}
@@ -116,11 +92,7 @@ func TestExperimentSearch(t *testing.T) {
 	rec := &experiment.Record{Name: "s", Model: "search", Clients: 8, Repeats: 1, Variants: []experiment.VariantRecord{{Name: "baseline"}},
 		Search: &capacity.Result{Config: cfg, Ceiling: 1000, Steps: []capacity.Step{pass, fail}, Rate: 300, Pass: &pass, Fail: &fail, Stopped: capacity.StopMaxSteps}}
 	out := text(t, Experiment(rec, "/tmp/s"))
-	for _, want := range []string{"capacity search, 8 clients", "\ncapacity search: SLO p99", "capacity: 300 tx/s", "runs/003"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the search summary lacks %q:\n%s", want, out)
-		}
-	}
+	wantAll(t, "the search summary", out, "capacity search, 8 clients", "\ncapacity search: SLO p99", "capacity: 300 tx/s", "runs/003")
 	if strings.Contains(out, "variant  runs") {
 		t.Errorf("a search shows the variant table:\n%s", out)
 	}
@@ -146,18 +118,14 @@ func rampRecord(reason string) *experiment.Record {
 func TestExperimentRamp(t *testing.T) {
 	reason := `pg_stat_statements is not installed in database "postgres": add pg_stat_statements to shared_preload_libraries`
 	out := text(t, Experiment(rampRecord(reason), "/tmp/r"))
-	for _, want := range []string{
+	wantAll(t, "the summary", out,
 		"warm-up 10 s before the first step, 30 s per step, 1 repeat per variant",
 		"ramp (median over the repeats; waits: share of the samples of active sessions):\n",
 		"  variant  level  runs  tps    p50 ms  p99 ms  calls/s  rows/s  IO %  Timeout %\n",
 		"  base     50     1     50.0   1.25    3.00    50.0     49.5    10    90\n",
-		"  calls/s, rows/s —: " + reason + "\n",
-		"warning: collector: statements collector not started: " + reason,
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("the summary lacks %q:\n%s", want, out)
-		}
-	}
+		"  calls/s, rows/s —: "+reason+"\n",
+		"warning: collector: statements collector not started: "+reason,
+	)
 	if strings.Contains(out, "window") {
 		t.Errorf("a ramp's header states the unused window:\n%s", out)
 	}
@@ -170,23 +138,17 @@ func TestExperimentRamp(t *testing.T) {
 // TestExperimentMarkdown: the summary renders as Markdown with its tables,
 // the missing figures' reasons as a list.
 func TestExperimentMarkdown(t *testing.T) {
-	out := markdown(t, Experiment(twoVariants(), "/tmp/x"))
-	for _, want := range []string{
+	checkMarkdown(t, Experiment(twoVariants(), "/tmp/x"),
 		"# experiment x: two variants\n",
 		"| variant | runs | tps | p50 ms | p95 ms | p99 ms | p99.9 ms | skipped+dropped % |\n",
 		"| a | 1 | 499.5 | 1.50 | 3.00 | 4980 | 5010 | 0.1 |\n",
 		"**b against a (1 vs 1 runs)**\n",
 		"| pass | interleaved | a b |\n",
 		"- warning: a warning\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	reason := "pg_stat_statements is not installed"
-	out = markdown(t, Experiment(rampRecord(reason), "/tmp/r"))
-	if !strings.Contains(out, "| base | 100 | 1 | 100.0 | 0.000 | 0.000 | — | — | 0 | 75 |\n") ||
-		!strings.Contains(out, "- calls/s, rows/s —: pg\\_stat\\_statements is not installed\n") {
-		t.Errorf("ramp in markdown:\n%s", out)
-	}
+	checkMarkdown(t, Experiment(rampRecord(reason), "/tmp/r"),
+		"| base | 100 | 1 | 100.0 | 0.000 | 0.000 | — | — | 0 | 75 |\n",
+		"- calls/s, rows/s —: pg\\_stat\\_statements is not installed\n",
+	)
 }

@@ -42,18 +42,14 @@ func openTwoScripts() *RunView {
 
 func runText(t *testing.T, v *RunView) string {
 	t.Helper()
-	var b strings.Builder
-	if err := WriteText(&b, Run(v)); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
+	return text(t, Run(v))
 }
 
 func TestRunOpenText(t *testing.T) {
 	out := runText(t, openTwoScripts())
-	for _, want := range []string{
-		"workload:  tpcb-like@1+select-only@2 (scale 10) on 127.0.0.1:5432/bench, PostgreSQL 15.8\n" +
-			"model:     open model, 100.0 tx/s (poisson arrivals, skip on overload), 4 clients, 1 thread, simple protocol, latency limit 50 ms\n" +
+	wantAll(t, "summary", out,
+		"workload:  tpcb-like@1+select-only@2 (scale 10) on 127.0.0.1:5432/bench, PostgreSQL 15.8\n"+
+			"model:     open model, 100.0 tx/s (poisson arrivals, skip on overload), 4 clients, 1 thread, simple protocol, latency limit 50 ms\n"+
 			"measured:  60 s (after 5 s of warm-up, excluded)\n\n",
 		"\nscript 1: tpcb-like (weight 1): 1990 committed, 33.2 tps\n  latency ms  p50    p90    p95    p99     p99.9   max\n",
 		"  response    1.200  3.400  5.000  12.500  30.250  41.000\n",
@@ -66,13 +62,9 @@ func TestRunOpenText(t *testing.T) {
 		"\ntarget 100.0 tx/s, achieved 99.5 tx/s (99.50 %)\n",
 		"\nevidence (measured window; collectors: waits, server)\n",
 		"  WAL          3 MiB, 0 B per transaction",
-		"\nchecklist (DESIGN §8: what this run can and cannot show)\n  pass  warmup              5 s excluded\n  warn  open_model_latency  lag\n" +
+		"\nchecklist (DESIGN §8: what this run can and cannot show)\n  pass  warmup              5 s excluded\n  warn  open_model_latency  lag\n"+
 			"warning: the server is on this machine\nrun directory: pgtrial-runs/20260102-030405-tpcb-like\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("summary lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	// The per-command table follows its script's block, once.
 	if n := strings.Count(out, "per command"); n != 1 {
 		t.Errorf("%d per-command tables, want 1:\n%s", n, out)
@@ -95,7 +87,7 @@ func TestRunClosedText(t *testing.T) {
 		Dir: "d",
 	}
 	out := runText(t, v)
-	for _, want := range []string{
+	wantAll(t, "summary", out,
 		"workload:  s.sql on socket /tmp:5432/postgres\n",
 		"measured:  2.5 s; INTERRUPTED by SIGINT\nnothing was measured: the run ended during the warm-up\n",
 		"\ntotal: 3086 committed, 1234.4 tps\n",
@@ -103,11 +95,7 @@ func TestRunClosedText(t *testing.T) {
 		"\nclosed model: achieved 1234.6 tx/s. Its latency percentiles understate what users see",
 		"Little's law", "--rate N",
 		"load instead of showing as latency. Measure user-facing latency with --rate N.\nrun directory: d\n",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("summary lacks %q:\n%s", want, out)
-		}
-	}
+	)
 	for _, bad := range []string{"lag ", "script 1", "(scale", "PostgreSQL", "evidence", "checklist", "target "} {
 		if strings.Contains(out, bad) {
 			t.Errorf("closed one-script summary has %q:\n%s", bad, out)
@@ -126,12 +114,7 @@ func TestRunClosedText(t *testing.T) {
 }
 
 func TestRunMarkdown(t *testing.T) {
-	var b strings.Builder
-	if err := WriteMarkdown(&b, Run(openTwoScripts())); err != nil {
-		t.Fatal(err)
-	}
-	got := b.String()
-	for _, want := range []string{
+	checkMarkdown(t, Run(openTwoScripts()),
 		"# workload:  tpcb-like@1+select-only@2 (scale 10) on 127.0.0.1:5432/bench, PostgreSQL 15.8\n",
 		"**total: 5970 committed, 99.5 tps**\n\n| latency ms | p50 | p90 | p95 | p99 | p99.9 | max |\n| --- |",
 		"| response | 1.200 | 3.400 | 5.000 | 12.500 | 30.250 | 41.000 |\n",
@@ -139,9 +122,5 @@ func TestRunMarkdown(t *testing.T) {
 		"- skipped 6 (0.10 %), dropped 0 (0.00 %), failed 3 (0.05 %) \\[serialization 2, deadlock 1\\]",
 		"| warn | open\\_model\\_latency | lag |\n",
 		"run directory: pgtrial-runs/20260102-030405-tpcb-like\n",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("markdown lacks %q:\n%s", want, got)
-		}
-	}
+	)
 }

@@ -128,6 +128,20 @@ func ReadTable(dir, name string) (*Table, error) {
 	return t, nil
 }
 
+// readRows reads the CSV file name of the run directory dir (as ReadTable)
+// and converts each of its rows with row.
+func readRows[T any](dir, name string, row func(t *Table, r []string) T) ([]T, error) {
+	t, err := ReadTable(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(t.Rows))
+	for _, r := range t.Rows {
+		out = append(out, row(t, r))
+	}
+	return out, nil
+}
+
 // Str is row's value of column name ("" when the file has no such column:
 // files written by an older pgtrial stay readable).
 func (t *Table) Str(row []string, name string) string {

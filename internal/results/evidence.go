@@ -373,21 +373,28 @@ func dataString(v any) string {
 	return s
 }
 
-// dataCount reads a count from an event's Data (JSON numbers decode as
-// float64).
-func dataCount(v any) int {
+// DataInt reads a count from an event's Data (JSON numbers decode as
+// float64; a fraction is rounded); 0 for anything else.
+func DataInt(v any) int64 {
 	switch n := v.(type) {
 	case float64:
-		if n > 0 && n < math.MaxInt32 {
-			return int(math.Round(n))
-		}
-	case int:
-		return n
+		return int64(math.Round(n))
 	case int64:
-		return int(n)
+		return n
+	case int:
+		return int64(n)
 	case json.Number:
 		i, _ := n.Int64()
-		return int(i)
+		return i
 	}
 	return 0
+}
+
+// dataCount is DataInt for a repeat count: a decoded number outside 0 <
+// n < 2^31 is 0.
+func dataCount(v any) int {
+	if f, ok := v.(float64); ok && !(f > 0 && f < math.MaxInt32) {
+		return 0
+	}
+	return int(DataInt(v))
 }

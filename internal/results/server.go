@@ -59,53 +59,53 @@ func CreateServer(dir string) (*CSVWriter, error) { return CreateCSV(dir, Server
 
 // ReadServer reads server.csv of the run directory dir.
 func ReadServer(dir string) ([]ServerRow, error) {
-	t, err := ReadTable(dir, ServerFile)
-	if err != nil {
-		return nil, err
-	}
-	integer := func(row []string, col string) *int64 {
-		s := t.Str(row, col)
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				return nil
-			}
-			n = int64(math.Round(v))
+	return readRows(dir, ServerFile, func(t *Table, r []string) ServerRow {
+		return ServerRow{
+			Time:                 t.Time(r),
+			ElapsedS:             t.Float(r, "elapsed_s"),
+			CheckpointsTimed:     serverInt(t, r, "checkpoints_timed"),
+			CheckpointsRequested: serverInt(t, r, "checkpoints_requested"),
+			CheckpointsDone:      serverInt(t, r, "checkpoints_done"),
+			CheckpointWriteMs:    serverFloat(t, r, "checkpoint_write_ms"),
+			CheckpointSyncMs:     serverFloat(t, r, "checkpoint_sync_ms"),
+			WALBytes:             serverInt(t, r, "wal_bytes"),
+			WALRecords:           serverInt(t, r, "wal_records"),
+			WALFPI:               serverInt(t, r, "wal_fpi"),
+			WALLSNBytes:          serverInt(t, r, "wal_lsn_bytes"),
+			BackendWrites:        serverInt(t, r, "backend_writes"),
+			BlocksHit:            serverInt(t, r, "blks_hit"),
+			BlocksRead:           serverInt(t, r, "blks_read"),
+			XactCommit:           serverInt(t, r, "xact_commit"),
+			XactRollback:         serverInt(t, r, "xact_rollback"),
+			TempBytes:            serverInt(t, r, "temp_bytes"),
+			Deadlocks:            serverInt(t, r, "deadlocks"),
+			AutovacuumWorkers:    serverInt(t, r, "autovacuum_workers"),
+			AutovacuumTables:     t.Str(r, "autovacuum_tables"),
 		}
-		return &n
-	}
-	float := func(row []string, col string) *float64 {
-		v, err := strconv.ParseFloat(t.Str(row, col), 64)
+	})
+}
+
+// serverInt is row's integer in column col of server.csv (a float is
+// rounded), nil when empty or not a number: a figure the server lacks.
+func serverInt(t *Table, row []string, col string) *int64 {
+	s := t.Str(row, col)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		v, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			return nil
 		}
-		return &v
+		n = int64(math.Round(v))
 	}
-	rows := make([]ServerRow, 0, len(t.Rows))
-	for _, r := range t.Rows {
-		rows = append(rows, ServerRow{
-			Time:                 t.Time(r),
-			ElapsedS:             t.Float(r, "elapsed_s"),
-			CheckpointsTimed:     integer(r, "checkpoints_timed"),
-			CheckpointsRequested: integer(r, "checkpoints_requested"),
-			CheckpointsDone:      integer(r, "checkpoints_done"),
-			CheckpointWriteMs:    float(r, "checkpoint_write_ms"),
-			CheckpointSyncMs:     float(r, "checkpoint_sync_ms"),
-			WALBytes:             integer(r, "wal_bytes"),
-			WALRecords:           integer(r, "wal_records"),
-			WALFPI:               integer(r, "wal_fpi"),
-			WALLSNBytes:          integer(r, "wal_lsn_bytes"),
-			BackendWrites:        integer(r, "backend_writes"),
-			BlocksHit:            integer(r, "blks_hit"),
-			BlocksRead:           integer(r, "blks_read"),
-			XactCommit:           integer(r, "xact_commit"),
-			XactRollback:         integer(r, "xact_rollback"),
-			TempBytes:            integer(r, "temp_bytes"),
-			Deadlocks:            integer(r, "deadlocks"),
-			AutovacuumWorkers:    integer(r, "autovacuum_workers"),
-			AutovacuumTables:     t.Str(r, "autovacuum_tables"),
-		})
+	return &n
+}
+
+// serverFloat is row's number in column col of server.csv, nil when empty
+// or not a number.
+func serverFloat(t *Table, row []string, col string) *float64 {
+	v, err := strconv.ParseFloat(t.Str(row, col), 64)
+	if err != nil {
+		return nil
 	}
-	return rows, nil
+	return &v
 }

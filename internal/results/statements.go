@@ -58,14 +58,9 @@ func CreateStatements(dir string) (*CSVWriter, error) {
 
 // ReadStatements reads statements.csv of the run directory dir.
 func ReadStatements(dir string) ([]StatementRow, error) {
-	t, err := ReadTable(dir, StatementsFile)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]StatementRow, 0, len(t.Rows))
-	for _, r := range t.Rows {
+	return readRows(dir, StatementsFile, func(t *Table, r []string) StatementRow {
 		start, _ := time.Parse(time.RFC3339Nano, t.Str(r, "phase_start"))
-		out = append(out, StatementRow{
+		return StatementRow{
 			Time:              t.Time(r),
 			Elapsed:           t.Float(r, "elapsed_s"),
 			Phase:             t.Str(r, "phase"),
@@ -90,7 +85,6 @@ func ReadStatements(dir string) ([]StatementRow, error) {
 			SharedBlkReadMs:   t.Float(r, "shared_blk_read_ms"),
 			SharedBlkWriteMs:  t.Float(r, "shared_blk_write_ms"),
 			Query:             t.Str(r, "query"),
-		})
-	}
-	return out, nil
+		}
+	})
 }

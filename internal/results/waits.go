@@ -56,13 +56,8 @@ func CreateWaits(dir string) (*CSVWriter, error) { return CreateCSV(dir, WaitsFi
 // ReadWaits reads waits.csv of the run directory dir (a last line cut short
 // by a crash is left out).
 func ReadWaits(dir string) ([]WaitRow, error) {
-	tab, err := ReadTable(dir, WaitsFile)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]WaitRow, 0, len(tab.Rows))
-	for _, row := range tab.Rows {
-		out = append(out, WaitRow{
+	return readRows(dir, WaitsFile, func(tab *Table, row []string) WaitRow {
+		return WaitRow{
 			Time:    tab.Time(row),
 			Elapsed: tab.Float(row, "elapsed_s"),
 			Source:  tab.Str(row, "source"),
@@ -71,7 +66,6 @@ func ReadWaits(dir string) ([]WaitRow, error) {
 			Event:   tab.Str(row, "wait_event"),
 			Samples: tab.Int(row, "samples"),
 			Ticks:   tab.Int(row, "ticks"),
-		})
-	}
-	return out, nil
+		}
+	})
 }

@@ -117,6 +117,22 @@ func testClient(t *testing.T, src string, vars map[string]string) (*Script, *Cli
 	return s, c, &dbg
 }
 
+// exprCase is an expression and what it gives (a value as describe
+// renders it, or an error's text).
+type exprCase struct{ expr, want string }
+
+// setClient is testClient's client for a script of one "\set x EXPR" per
+// case, in order (command i evaluates cases[i]).
+func setClient(t *testing.T, cases []exprCase, vars map[string]string) *Client {
+	t.Helper()
+	var src strings.Builder
+	for _, tt := range cases {
+		src.WriteString("\\set x " + tt.expr + "\n")
+	}
+	_, c, _ := testClient(t, src.String(), vars)
+	return c
+}
+
 // describe renders a value as debug() does.
 func describe(v Value) string {
 	switch v.Kind() {
@@ -136,7 +152,7 @@ func TestEval(t *testing.T) {
 	vars := map[string]string{"t": "t", "f": "of", "i": "+3", "n": "null", "d": "1.0", "e": "", "s": "abc",
 		"big": "9223372036854775807", "min": "-9223372036854775808", "ovf": "9223372036854775808",
 		"default_seed": "5432"}
-	tests := []struct{ expr, want string }{
+	tests := []exprCase{
 		{"1 + 2 * 3", "int 7"},
 		{"7 / -2", "int -3"},
 		{"-7 % 3", "int -1"},
@@ -221,11 +237,7 @@ func TestEval(t *testing.T) {
 		{"-(-9223372036854775807 - 1 + 1) - 1", "int 9223372036854775806"},
 		{"least(0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15)", "int 0"},
 	}
-	var src strings.Builder
-	for _, tt := range tests {
-		src.WriteString("\\set x " + tt.expr + "\n")
-	}
-	_, c, _ := testClient(t, src.String(), vars)
+	c := setClient(t, tests, vars)
 	for i, tt := range tests {
 		v, err := c.Eval(i)
 		if err != nil {
@@ -241,7 +253,7 @@ func TestEval(t *testing.T) {
 func TestEvalErrors(t *testing.T) {
 	vars := map[string]string{"t": "t", "e": "", "s": "abc", "bad": "trueXXX", "ovf": "9223372036854775808",
 		"sp": "  ", "minus": "-", "big": "9223372036854775807", "min": "-9223372036854775808"}
-	tests := []struct{ expr, want string }{
+	tests := []exprCase{
 		{"1 / 0", "division by zero"},
 		{"1 % 0", "division by zero"},
 		{"mod(1, 0.4)", "division by zero"},
@@ -284,11 +296,7 @@ func TestEvalErrors(t *testing.T) {
 		{":sp", `invalid input syntax for type bigint: "  "`},
 		{":minus", `invalid input syntax for type bigint: "-"`},
 	}
-	var src strings.Builder
-	for _, tt := range tests {
-		src.WriteString("\\set x " + tt.expr + "\n")
-	}
-	_, c, _ := testClient(t, src.String(), vars)
+	c := setClient(t, tests, vars)
 	for i, tt := range tests {
 		v, err := c.Eval(i)
 		if err == nil {

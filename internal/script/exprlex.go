@@ -31,12 +31,9 @@ func continuation(src string, i int) int {
 	return 0
 }
 
-// lexWord is expr_lex_one_word: it skips blanks and continuations and
-// returns the next word, its start offset and the position after it. At a
-// newline (consumed) or the end of input it returns ok == false. A word
-// directly followed by a continuation does not include the backslash.
-func lexWord(src string, pos int) (word string, start, next int, ok bool) {
-	i := pos
+// skipBlanks is the index of the first byte at or after i that is neither
+// white space other than a newline nor a line continuation (or len(src)).
+func skipBlanks(src string, i int) int {
 	for i < len(src) {
 		if isMetaSpace(src[i]) {
 			i++
@@ -48,6 +45,15 @@ func lexWord(src string, pos int) (word string, start, next int, ok bool) {
 		}
 		break
 	}
+	return i
+}
+
+// lexWord is expr_lex_one_word: it skips blanks and continuations and
+// returns the next word, its start offset and the position after it. At a
+// newline (consumed) or the end of input it returns ok == false. A word
+// directly followed by a continuation does not include the backslash.
+func lexWord(src string, pos int) (word string, start, next int, ok bool) {
+	i := skipBlanks(src, pos)
 	if i >= len(src) {
 		return "", -1, i, false
 	}
@@ -156,18 +162,7 @@ type exprLexer struct {
 
 func (lx *exprLexer) next() token {
 	src := lx.src
-	i := lx.pos
-	for i < len(src) {
-		if isMetaSpace(src[i]) {
-			i++
-			continue
-		}
-		if k := continuation(src, i); k > 0 {
-			i += k
-			continue
-		}
-		break
-	}
+	i := skipBlanks(src, lx.pos)
 	if i >= len(src) {
 		lx.pos = i
 		// At the end of input flex's offset is the end of the buffer.
@@ -280,14 +275,7 @@ func lexNumber(src string, i int) token {
 		}
 	}
 	if j < n && (src[j] == 'e' || src[j] == 'E') {
-		k := j + 1
-		if k < n && (src[k] == '+' || src[k] == '-') {
-			k++
-		}
-		if k < n && isDigit(src[k]) {
-			for k < n && isDigit(src[k]) {
-				k++
-			}
+		if k := cnum.ExponentEnd(src, j); k > j {
 			j = k
 			isDouble = true
 		}

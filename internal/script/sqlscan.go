@@ -257,16 +257,7 @@ func skipNumber(src string, i int) int {
 		}
 	}
 	if i < n && (src[i] == 'e' || src[i] == 'E') {
-		k := i + 1
-		if k < n && (src[k] == '+' || src[k] == '-') {
-			k++
-		}
-		if k < n && isDigit(src[k]) {
-			for k < n && isDigit(src[k]) {
-				k++
-			}
-			i = k
-		}
+		i = cnum.ExponentEnd(src, i)
 	}
 	return i
 }

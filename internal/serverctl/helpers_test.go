@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgtrial/pgtrial/internal/pgconf"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
 )
@@ -32,16 +30,8 @@ func mustExec(t *testing.T, url string, stmts ...string) {
 // queryString runs a one-value query in a new session.
 func queryString(t *testing.T, url, sql string, args ...any) string {
 	t.Helper()
-	ctx := testCtx(t, 30*time.Second)
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(context.Background())
 	var s string
-	if err := conn.QueryRow(ctx, sql, args...).Scan(&s); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
+	pgtest.QueryRow(t, url, sql, args, &s)
 	return s
 }
 

@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// InjectionKind is what an injection does. The values match
-// experiment.InjectionKind, so one converts to the other.
+// InjectionKind is what an injection does (experiment.InjectionKind is this
+// type).
 type InjectionKind int
 
 const (

@@ -173,17 +173,21 @@ func TestExactCriticalValues(t *testing.T) {
 	}
 }
 
+// drawn is n values of draw, in order.
+func drawn(n int, draw func() float64) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = draw()
+	}
+	return v
+}
+
 func TestMannWhitneySymmetry(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for trial := range 50 {
 		m, n := 1+rng.IntN(12), 1+rng.IntN(60)
-		a, b := make([]float64, m), make([]float64, n)
-		for i := range a {
-			a[i] = math.Round(rng.NormFloat64() * 4) // rounding makes ties in some trials
-		}
-		for i := range b {
-			b[i] = math.Round(rng.NormFloat64()*4 + 1)
-		}
+		a := drawn(m, func() float64 { return math.Round(rng.NormFloat64() * 4) }) // rounding makes ties in some trials
+		b := drawn(n, func() float64 { return math.Round(rng.NormFloat64()*4 + 1) })
 		ab, ba := MannWhitney(a, b), MannWhitney(b, a)
 		if !near(ab.P, ba.P, 1e-12) || ab.UA != ba.UB || !near(ab.HLShift, -ba.HLShift, 1e-12) {
 			t.Errorf("trial %d: (a,b) p=%v UA=%v HL=%v; (b,a) p=%v UB=%v HL=%v", trial, ab.P, ab.UA, ab.HLShift, ba.P, ba.UB, ba.HLShift)
@@ -250,13 +254,8 @@ func TestExactTiesMatchesUntied(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for trial := range 40 {
 		m, n := 1+rng.IntN(15), 1+rng.IntN(15)
-		a, b := make([]float64, m), make([]float64, n)
-		for i := range a {
-			a[i] = rng.Float64()
-		}
-		for i := range b {
-			b[i] = rng.Float64() + 0.2
-		}
+		a := drawn(m, rng.Float64)
+		b := drawn(n, func() float64 { return rng.Float64() + 0.2 })
 		r := MannWhitney(a, b)
 		all := append(append([]float64{}, a...), b...)
 		ranks, _ := rank(all)

@@ -25,6 +25,19 @@ type tickSeen struct {
 	final      bool
 }
 
+// checkTicks fails the test unless got are the ticks of want, in order.
+func checkTicks(t *testing.T, got, want []tickSeen) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("ticks %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("tick %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
 type phaseSeen struct {
 	phase  string
 	at     time.Duration // the phase's start, from the bench start
@@ -98,14 +111,7 @@ func TestRecorderWarmupBoundary(t *testing.T) {
 			{results.PhaseMeasure, 2000 * ms, 3000 * ms, 10, false},
 			{results.PhaseMeasure, 3000 * ms, 3250 * ms, 2, true},
 		}
-		if len(p.ticks) != len(want) {
-			t.Fatalf("ticks %+v, want %+v", p.ticks, want)
-		}
-		for i := range want {
-			if p.ticks[i] != want[i] {
-				t.Errorf("tick %d: %+v, want %+v", i, p.ticks[i], want[i])
-			}
-		}
+		checkTicks(t, p.ticks, want)
 		wantPhases := []phaseSeen{{results.PhaseWarmup, 0, 0}, {results.PhaseMeasure, 1500 * ms, 1500 * ms}}
 		if len(p.phases) != 2 || p.phases[0] != wantPhases[0] || p.phases[1] != wantPhases[1] {
 			t.Errorf("OnPhase calls %+v, want %+v", p.phases, wantPhases)
@@ -179,14 +185,7 @@ func TestRecorderLateTick(t *testing.T) {
 			{results.PhaseMeasure, 3500 * ms, 4000 * ms, 5, false},
 			{results.PhaseMeasure, 4000 * ms, 4500 * ms, 5, true},
 		}
-		if len(p.ticks) != len(want) {
-			t.Fatalf("ticks %+v, want %+v", p.ticks, want)
-		}
-		for i := range want {
-			if p.ticks[i] != want[i] {
-				t.Errorf("tick %d: %+v, want %+v", i, p.ticks[i], want[i])
-			}
-		}
+		checkTicks(t, p.ticks, want)
 		if len(p.phases) != 1 || p.phases[0] != (phaseSeen{results.PhaseMeasure, 0, 0}) {
 			t.Errorf("OnPhase calls %+v", p.phases)
 		}

@@ -41,15 +41,7 @@ func LoadScript(builtin bool, arg string, weight int) (Script, error) {
 	if builtin {
 		bi, n := workload.FindBuiltin(arg)
 		if n != 1 {
-			var avail []string
-			for _, b := range workload.BuiltinScripts {
-				avail = append(avail, b.Name)
-			}
-			what := "no built-in script"
-			if n > 1 {
-				what = "ambiguous built-in script name"
-			}
-			return Script{}, fmt.Errorf("%s %q: choose one of %s (any unambiguous prefix), or give a script file with -f", what, arg, strings.Join(avail, ", "))
+			return Script{}, fmt.Errorf("%s %q: choose one of %s (any unambiguous prefix), or give a script file with -f", workload.NotOneBuiltin(n), arg, strings.Join(workload.BuiltinNames(), ", "))
 		}
 		name, desc, src = bi.Name, bi.Desc, bi.Script
 	} else {

@@ -126,7 +126,7 @@ type Pgbench struct {
 	ConnectError func(err error) string // a connection failure's text (libpq's); nil: err.Error()
 	OnNotice     func(*pgconn.Notice)   // server notices; nil: to Log as info
 	Stdout       io.Writer              // \shell output; nil: os.Stdout
-	Stderr       io.Writer              // debug() lines of expressions; nil discards them
+	Stderr       io.Writer              // debug() lines of expressions, written serialized; nil discards them
 }
 
 // Result is a run that got to measure (Run returns an error instead when
@@ -580,6 +580,9 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 			cfg.OnNotice = func(n *pgconn.Notice) { cfg.Log.Info(fmt.Sprintf("%s: %s", n.Severity, n.Message)) }
 		}
 		cfg.Stdout, cfg.Stderr = p.Stdout, p.Stderr
+		if cfg.Stderr != nil {
+			cfg.Stderr = &lockedWriter{w: cfg.Stderr} // several clients write at once
+		}
 		if cfg.Stdout == nil {
 			cfg.Stdout = os.Stdout
 		}
@@ -634,7 +637,8 @@ func removeRunDir(dir string, existed bool) {
 	}
 }
 
-// lockedWriter serializes writes (\shell output from several clients).
+// lockedWriter serializes writes (\shell output and debug() lines from
+// several clients).
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer

@@ -22,19 +22,6 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-const testPassword = "s3cret-pw"
-
-// withPassword puts a password into pgtest's URL (the test cluster trusts
-// local connections, so it is accepted and ignored).
-func withPassword(t *testing.T, url string) string {
-	t.Helper()
-	const prefix = "postgres://postgres@"
-	if !strings.HasPrefix(url, prefix) {
-		t.Fatalf("unexpected test URL %q", url)
-	}
-	return "postgres://postgres:" + testPassword + "@" + strings.TrimPrefix(url, prefix)
-}
-
 func TestRedactedURL(t *testing.T) {
 	for _, tt := range []struct{ in, want string }{
 		{"", ""},
@@ -55,7 +42,7 @@ func TestRedactedURL(t *testing.T) {
 // needsPgbench a database without pgbench's tables is an error that says
 // what to do, without the password.
 func TestInspect(t *testing.T) {
-	url := withPassword(t, pgtest.ConnString(t))
+	url := pgtest.WithPassword(t, pgtest.ConnString(t))
 	ctx := context.Background()
 	tgt, scale, err := Inspect(ctx, url, false)
 	if err != nil {
@@ -74,7 +61,7 @@ func TestInspect(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "has no pgbench_branches") || !strings.Contains(err.Error(), "pgtrial init -s SCALE --url 'postgres://postgres@") {
 		t.Errorf("no pgbench tables: %v", err)
 	}
-	if err != nil && strings.Contains(err.Error(), testPassword) {
+	if err != nil && strings.Contains(err.Error(), pgtest.Password) {
 		t.Errorf("the password is in the error: %v", err)
 	}
 	execSQL(t, url, "CREATE TABLE pgbench_branches (bid int)", "INSERT INTO pgbench_branches SELECT generate_series(1, 3)")
@@ -125,7 +112,7 @@ func testScript(t *testing.T, name, body string) Script {
 // says what ran and what was measured, the timeline adds up to the
 // summary, the command line has no password.
 func TestRunIntoDir(t *testing.T) {
-	url := withPassword(t, pgtest.ConnString(t))
+	url := pgtest.WithPassword(t, pgtest.ConnString(t))
 	tgt, _, err := Inspect(context.Background(), url, false)
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +185,7 @@ func TestRunIntoDir(t *testing.T) {
 	if run.Target.ServerVersion != tgt.ServerVersion || run.Tool.Version != "test" {
 		t.Errorf("target %+v, tool %+v", run.Target, run.Tool)
 	}
-	if len(run.CommandLine) != 3 || strings.Contains(run.CommandLine[2], testPassword) {
+	if len(run.CommandLine) != 3 || strings.Contains(run.CommandLine[2], pgtest.Password) {
 		t.Errorf("command line %q", run.CommandLine)
 	}
 	rows, err := results.ReadTimeline(dir)
@@ -220,7 +207,7 @@ func TestRunIntoDir(t *testing.T) {
 		t.Errorf("first event %+v", events)
 	}
 	for _, f := range []string{results.RunFile, results.EventsFile} {
-		if data, _ := os.ReadFile(filepath.Join(dir, f)); strings.Contains(string(data), testPassword) {
+		if data, _ := os.ReadFile(filepath.Join(dir, f)); strings.Contains(string(data), pgtest.Password) {
 			t.Errorf("the password is in %s", f)
 		}
 	}

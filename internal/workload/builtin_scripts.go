@@ -71,3 +71,21 @@ func FindBuiltin(prefix string) (*BuiltinScript, int) {
 	}
 	return found, 1
 }
+
+// BuiltinNames are the names of BuiltinScripts, in their order.
+func BuiltinNames() []string {
+	names := make([]string, len(BuiltinScripts))
+	for i, b := range BuiltinScripts {
+		names[i] = b.Name
+	}
+	return names
+}
+
+// NotOneBuiltin says why FindBuiltin's n matches are not one script: "no
+// built-in script" (0) or "ambiguous built-in script name" (more).
+func NotOneBuiltin(n int) string {
+	if n > 1 {
+		return "ambiguous built-in script name"
+	}
+	return "no built-in script"
+}

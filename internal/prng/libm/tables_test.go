@@ -25,6 +25,15 @@ func split(v *big.Float, bits uint) (float64, *big.Float) {
 // hx formats v as an exact Go hexadecimal float literal.
 func hx(v float64) string { return strconv.FormatFloat(v, 'x', -1, 64) }
 
+// tripleOf is v as hi + mid + lo: hi rounded to bits significant bits (so
+// that its products with small integers are exact), mid and lo to 53.
+func tripleOf(v *big.Float, bits uint) (hi, mid, lo float64) {
+	hi, rest := split(v, bits)
+	mid, rest = split(rest, 53)
+	lo, _ = rest.Float64()
+	return hi, mid, lo
+}
+
 func ddOf(v *big.Float) [2]float64 {
 	h, rest := split(v, 53)
 	l, _ := rest.Float64()
@@ -41,17 +50,13 @@ func genTables() []byte {
 	ln2 := ln2Cache.get(prec)
 
 	// ln 2 in three parts for log: e·ln2Hi is exact for |e| < 2^11.
-	h, rest := split(ln2, 42)
-	m, rest2 := split(rest, 53)
-	l, _ := rest2.Float64()
+	h, m, l := tripleOf(ln2, 42)
 	w("// ln 2 = ln2Hi + ln2Mid + ln2Lo (ln2Hi has 42 significant bits).\n")
 	w("const (\n\tln2Hi = %s\n\tln2Mid = %s\n\tln2Lo = %s\n)\n\n", hx(h), hx(m), hx(l))
 
 	// ln2/128 for exp: k·expL1 exact for |k| < 2^18.
 	l128 := newF(prec).SetMantExp(ln2, -7)
-	h, rest = split(l128, 35)
-	m, rest2 = split(rest, 53)
-	l, _ = rest2.Float64()
+	h, m, l = tripleOf(l128, 35)
 	inv, _ := newF(prec).Quo(newF(prec).SetInt64(128), ln2).Float64()
 	w("// ln2/128 = expL1 + expL2 + expL3 (expL1 has 35 significant bits); expInvL = 128/ln 2.\n")
 	w("const (\n\texpL1 = %s\n\texpL2 = %s\n\texpL3 = %s\n\texpInvL = %s\n)\n\n", hx(h), hx(m), hx(l), hx(inv))
@@ -59,9 +64,7 @@ func genTables() []byte {
 	// π/2 for sin: q·pio2P1 exact for |q| < 2^20.
 	halfPi := piCache.get(prec)
 	halfPi.SetMantExp(halfPi, -1)
-	h, rest = split(halfPi, 33)
-	m, rest2 = split(rest, 53)
-	l, _ = rest2.Float64()
+	h, m, l = tripleOf(halfPi, 33)
 	twoOverPi, _ := newF(prec).Quo(newF(prec).SetInt64(1), halfPi).Float64()
 	w("// π/2 = pio2P1 + pio2P2 + pio2P3 (pio2P1 has 33 significant bits); invPio2 = 2/π.\n")
 	w("const (\n\tpio2P1 = %s\n\tpio2P2 = %s\n\tpio2P3 = %s\n\tinvPio2 = %s\n)\n\n", hx(h), hx(m), hx(l), hx(twoOverPi))
