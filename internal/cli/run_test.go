@@ -14,11 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
 	"github.com/pgtrial/pgtrial/internal/pgtest/pgbenchdb"
 	"github.com/pgtrial/pgtrial/internal/results"
-	"github.com/pgtrial/pgtrial/internal/trial"
 )
 
 // runTestDB is a fresh database with the pgbench tables at scale 1.
@@ -228,116 +226,6 @@ func TestRunOpenJSON(t *testing.T) {
 	}
 }
 
-// TestRunRecorderBoundary: with a warm-up that is not a multiple of the
-// interval, one interval ends on the warm-up's end, no interval spans both
-// phases, the measured phase is the sum of its intervals, and the first
-// failure of a class is an event.
-func TestRunRecorderBoundary(t *testing.T) {
-	tmp := t.TempDir()
-	dir, err := results.Create(tmp, &results.Run{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	set := newTestSet(1)
-	// What the callback saw: the Interval itself is recycled after it.
-	type seen struct {
-		phase      string
-		start, end time.Time
-		count      int64
-		final      bool
-		failed     int64
-	}
-	var ticks []seen
-	var measureCalled time.Time // when OnPhase heard of the measured phase
-	rec := trial.NewRecorder(trial.RecorderConfig{
-		OnPhase: func(phase string, at time.Time) {
-			if phase == results.PhaseMeasure {
-				measureCalled = time.Now()
-			}
-		},
-		Set: set, Dir: dir, ScriptNames: []string{"s"}, Interval: 100 * time.Millisecond, Warmup: 250 * time.Millisecond,
-		OnInterval: func(t *trial.Tick) {
-			ticks = append(ticks, seen{t.Phase, t.Interval.Start, t.Interval.End, t.Interval.Total.Stats.Count, t.Final, t.Run.Failed()})
-		},
-	})
-	start := time.Now()
-	rec.Start(start, start)
-	r := set.Recorder(0)
-	var committed int
-	for time.Since(start) < 520*time.Millisecond {
-		recordTx(r, committedTx)
-		committed++
-		time.Sleep(time.Millisecond)
-	}
-	rec.NoteError("connection refused")
-	recordTx(r, connFailedTx)
-	measure, err := rec.Stop(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir.Finish(&results.Run{})
-
-	boundary := start.Add(250 * time.Millisecond)
-	var warmTx, measTx int64
-	sawBoundary := false
-	for _, tk := range ticks {
-		n := tk.count
-		switch tk.phase {
-		case results.PhaseWarmup:
-			warmTx += n
-			if tk.end.Sub(boundary) > 200*time.Millisecond {
-				t.Errorf("warm-up interval ends %v after the warm-up", tk.end.Sub(boundary))
-			}
-			if tk.end.Sub(boundary) >= 0 {
-				sawBoundary = true
-			}
-		default:
-			measTx += n
-			if tk.start.Before(boundary) {
-				t.Errorf("measure interval starts %v before the warm-up's end", boundary.Sub(tk.start))
-			}
-		}
-	}
-	if !sawBoundary {
-		t.Errorf("no interval ends on the warm-up's end")
-	}
-	// OnPhase hears of the measured phase at the warm-up's last tick, before
-	// the first measured interval ends (a snapshot taken one interval late
-	// gave that interval's statements and CPU to the warm-up).
-	for _, tk := range ticks {
-		if tk.phase == results.PhaseMeasure {
-			if measureCalled.IsZero() || !measureCalled.Before(tk.end) {
-				t.Errorf("OnPhase(measure) at %v, the first measured interval ended at %v", measureCalled, tk.end)
-			}
-			break
-		}
-	}
-	if warmTx+measTx != int64(committed) || measure.Total.Stats.Count != measTx || warmTx == 0 || measTx == 0 {
-		t.Errorf("recorded %d, warm-up %d, measure %d, accumulated %d", committed, warmTx, measTx, measure.Total.Stats.Count)
-	}
-	if !ticks[len(ticks)-1].final || ticks[len(ticks)-1].failed != 1 {
-		t.Errorf("last tick: %+v", ticks[len(ticks)-1])
-	}
-	ph := rec.Phases()
-	if len(ph) != 2 || ph[0].End.Before(boundary) || !ph[1].Start.Equal(ph[0].End) {
-		t.Errorf("phases %+v (boundary %v)", ph, boundary)
-	}
-	events, err := results.ReadEvents(tmp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, e := range events {
-		got = append(got, e.Kind+":"+e.Phase)
-		if e.Kind == results.EventError && (e.Data["class"] != "connection" || e.Data["last_error"] != "connection refused") {
-			t.Errorf("error event %+v", e)
-		}
-	}
-	if strings.Join(got, " ") != "phase:warmup phase:measure error:measure" {
-		t.Errorf("events %v", got)
-	}
-}
-
 // TestRunBadInput: each bad input is exit 1 with a clear message, and no run
 // directory is left behind.
 func TestRunBadInput(t *testing.T) {
@@ -484,15 +372,6 @@ func TestRunInterrupt(t *testing.T) {
 		t.Errorf("last event %+v", last)
 	}
 }
-
-var (
-	committedTx  = metrics.Tx{Outcome: metrics.Committed, Tries: 1, Response: 1000, Service: 900, Lag: 100}
-	connFailedTx = metrics.Tx{Outcome: metrics.FailedConnection, Tries: 1}
-)
-
-func newTestSet(clients int) *metrics.Set { return metrics.NewSet(clients, metrics.Layout{Scripts: 1}) }
-
-func recordTx(r *metrics.Recorder, tx metrics.Tx) { r.Record(&tx) }
 
 // assertNoPassword checks a run directory's files and the output.
 func assertNoPassword(t *testing.T, dir, output string) {

@@ -1,6 +1,7 @@
 package trial
 
 import (
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -222,6 +223,53 @@ func TestRecorderEndsInWarmup(t *testing.T) {
 		}
 		if len(p.phases) != 1 {
 			t.Errorf("OnPhase calls %+v, want the warm-up's only", p.phases)
+		}
+	})
+}
+
+// The first failure of a class in a phase is an event of that phase with
+// the class and the last error message; a later one of the same class is
+// not. The final tick counts the failure.
+func TestRecorderFirstError(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir, err := results.Create(t.TempDir(), &results.Run{StartedAt: time.Now()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		set := metrics.NewSet(1, metrics.Layout{Scripts: 1})
+		p := &recorderProbe{bench: time.Now()}
+		rec := NewRecorder(p.config(set, dir, time.Second, 500*ms))
+		rec.Start(p.bench, p.bench)
+		r := set.Recorder(0)
+		recordEvery(r, p.bench, 50*ms, 100*ms, 10, 1200*ms)
+		failed := metrics.Tx{Outcome: metrics.FailedConnection, Tries: 1}
+		rec.NoteError("connection refused")
+		r.Record(&failed)
+		time.Sleep(1500 * ms) // a tick at 2 s takes the failure
+		r.Record(&failed)
+		if _, err := rec.Stop(time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if err := dir.Finish(&results.Run{}); err != nil {
+			t.Fatal(err)
+		}
+		last := p.ticks[len(p.ticks)-1]
+		if !last.final {
+			t.Errorf("last tick %+v is not final", last)
+		}
+		events, err := results.ReadEvents(dir.Path())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range events {
+			got = append(got, e.Kind+":"+e.Phase)
+			if e.Kind == results.EventError && (e.Data["class"] != "connection" || e.Data["last_error"] != "connection refused") {
+				t.Errorf("error event %+v", e)
+			}
+		}
+		if strings.Join(got, " ") != "phase:warmup phase:measure error:measure" {
+			t.Errorf("events %v, want the phases and one error event in the measured phase", got)
 		}
 	})
 }
