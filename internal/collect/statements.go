@@ -287,13 +287,18 @@ func newStatements(ctx context.Context, cfg *Config, warn warnFunc) (*statements
 	}
 	var db string
 	var version, schema *string
-	err = conn.QueryRow(ctx, CollectorSQLMarker+` select current_database(), e.extversion, n.nspname::text
+	var preloaded bool
+	err = conn.QueryRow(ctx, CollectorSQLMarker+` select current_database(), e.extversion, n.nspname::text,
+		'pg_stat_statements' = ANY (string_to_array(replace(current_setting('shared_preload_libraries'), ' ', ''), ','))
 		from (select 1) x
-		left join (pg_extension e join pg_namespace n on n.oid = e.extnamespace) on e.extname = 'pg_stat_statements'`).Scan(&db, &version, &schema)
+		left join (pg_extension e join pg_namespace n on n.oid = e.extnamespace) on e.extname = 'pg_stat_statements'`).Scan(&db, &version, &schema, &preloaded)
 	if err != nil {
 		return nil, fmt.Errorf("look for pg_stat_statements: %w", err)
 	}
 	if version == nil || schema == nil {
+		if preloaded {
+			return nil, fmt.Errorf("pg_stat_statements is not installed in database %q: it is in shared_preload_libraries, so CREATE EXTENSION pg_stat_statements in that database is all it needs", db)
+		}
 		return nil, fmt.Errorf("pg_stat_statements is not installed in database %q: add pg_stat_statements to shared_preload_libraries (a restart is needed), then run CREATE EXTENSION pg_stat_statements in that database", db)
 	}
 	var attnames []string

@@ -80,6 +80,19 @@ func recordEvery(r *metrics.Recorder, bench time.Time, first, step time.Duration
 
 const ms = time.Millisecond
 
+// newDirRecorder is a recorder of one client's set into a new run directory,
+// with 1 s intervals and the given warm-up; call it in a synctest bubble.
+func newDirRecorder(t *testing.T, warmup time.Duration) (*results.Dir, *metrics.Set, *recorderProbe, *Recorder) {
+	t.Helper()
+	dir, err := results.Create(t.TempDir(), &results.Run{StartedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := metrics.NewSet(1, metrics.Layout{Scripts: 1})
+	p := &recorderProbe{bench: time.Now()}
+	return dir, set, p, NewRecorder(p.config(set, dir, time.Second, warmup))
+}
+
 // A warm-up of 1.5 s with 1 s intervals: the ticks are at 1 s, at the
 // warm-up's end (1.5 s), then on the grid (2 s, 3 s) and at Stop (3.25 s).
 // No interval spans both phases; the measured phase is exactly the
@@ -87,13 +100,7 @@ const ms = time.Millisecond
 // later; the timeline and run.json's phases agree.
 func TestRecorderWarmupBoundary(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		dir, err := results.Create(t.TempDir(), &results.Run{StartedAt: time.Now()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		set := metrics.NewSet(1, metrics.Layout{Scripts: 1})
-		p := &recorderProbe{bench: time.Now()}
-		rec := NewRecorder(p.config(set, dir, time.Second, 1500*ms))
+		dir, set, p, rec := newDirRecorder(t, 1500*ms)
 		rec.Start(p.bench.Add(-100*ms), p.bench)
 		// A transaction every 100 ms at 50, 150, …, 3150 ms: never on a tick.
 		recordEvery(set.Recorder(0), p.bench, 50*ms, 100*ms, 32, 3250*ms)
@@ -232,13 +239,7 @@ func TestRecorderEndsInWarmup(t *testing.T) {
 // not. The final tick counts the failure.
 func TestRecorderFirstError(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		dir, err := results.Create(t.TempDir(), &results.Run{StartedAt: time.Now()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		set := metrics.NewSet(1, metrics.Layout{Scripts: 1})
-		p := &recorderProbe{bench: time.Now()}
-		rec := NewRecorder(p.config(set, dir, time.Second, 500*ms))
+		dir, set, p, rec := newDirRecorder(t, 500*ms)
 		rec.Start(p.bench, p.bench)
 		r := set.Recorder(0)
 		recordEvery(r, p.bench, 50*ms, 100*ms, 10, 1200*ms)
