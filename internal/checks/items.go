@@ -127,7 +127,7 @@ func (in *input) checkpoints() (n int, observed bool) {
 		if e.Kind != results.EventCheckpoint || !in.win.inWindow(e.Time) {
 			continue
 		}
-		if k := dataInt(e.Data["checkpoints"]); k > 0 {
+		if k := results.DataInt(e.Data["checkpoints"]); k > 0 {
 			n += int(k)
 		} else {
 			n++
@@ -151,10 +151,9 @@ func (in *input) serverWatched() bool {
 }
 
 // unfinishedCheckpoints are the checkpoints that ran in the window but did
-// not complete in it (started in it and completed after it or not at all,
-// or running through all of it), from the start and completion events
-// (results.CheckpointSpans), else from the evidence's spans. Empty when the
-// window is unknown.
+// not complete in it (results.UnfinishedCheckpoints), from the start and
+// completion events (results.CheckpointSpans), else from the evidence's
+// spans. Empty when the window is unknown.
 func (in *input) unfinishedCheckpoints() []results.CheckpointSpan {
 	w := &in.win
 	if !w.known {
@@ -164,13 +163,7 @@ func (in *input) unfinishedCheckpoints() []results.CheckpointSpan {
 	if len(spans) == 0 && in.run.Evidence != nil {
 		spans = in.run.Evidence.CheckpointSpans
 	}
-	var out []results.CheckpointSpan
-	for _, sp := range spans {
-		if sp.Overlaps(w.start, w.end) && !(w.inWindow(sp.End) && !sp.End.IsZero()) {
-			out = append(out, sp)
-		}
-	}
-	return out
+	return results.UnfinishedCheckpoints(spans, w.start, w.end)
 }
 
 // checkpointInWindow: the window contains a checkpoint (completed in it, or
@@ -589,7 +582,7 @@ func (in *input) autovacuum() results.Check {
 	for _, e := range in.events {
 		if e.Kind == results.EventAutovacuum && in.win.inWindow(e.Time) {
 			name, _ := e.Data["table"].(string)
-			add(name, dataInt(e.Data["vacuums"]), dataInt(e.Data["analyzes"]))
+			add(name, results.DataInt(e.Data["vacuums"]), results.DataInt(e.Data["analyzes"]))
 		}
 	}
 	if len(byTable) == 0 && in.run.Evidence != nil {
@@ -629,25 +622,6 @@ func (in *input) autovacuum() results.Check {
 		c.Message = "autovacuum not observed: the server collector did not run"
 	}
 	return c
-}
-
-// dataInt reads a count from an event's Data (JSON numbers decode as
-// float64; in memory they may be integers).
-func dataInt(v any) int64 {
-	switch n := v.(type) {
-	case float64:
-		if math.IsNaN(n) || math.IsInf(n, 0) {
-			return 0
-		}
-		return int64(math.Round(n))
-	case int64:
-		return n
-	case int:
-		return int64(n)
-	case int32:
-		return int64(n)
-	}
-	return 0
 }
 
 func plural[T int | int64](n T) string {

@@ -58,11 +58,7 @@ func (r *runner) analyse() {
 
 	// Ramp levels, per variant.
 	if rp := r.spec.Load.Ramp; rp != nil {
-		step := rp.StepDuration
-		if step == 0 {
-			step = r.window // as runner.ramp
-		}
-		rec.StepS = step.Seconds()
+		rec.StepS = rp.Step(r.window).Seconds()
 		rec.Ramp = nil
 		for _, v := range rec.Variants {
 			for _, level := range rp.Levels() {

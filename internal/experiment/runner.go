@@ -213,6 +213,9 @@ func (r *runner) preflight(ctx context.Context) error {
 				return fmt.Errorf("%s: %w", where, err)
 			case context == "internal":
 				return fmt.Errorf("%s: %s is read-only (fixed when the server was built or initialised)", where, name)
+			case context == "postmaster" && r.env.Restarter == nil && s.Target.URL == "" && !r.env.LocalCluster:
+				// The server came from the libpq environment (PGHOST, …): restart_command goes with target.url.
+				return fmt.Errorf("%s: %s needs a server restart, and the target comes from the libpq environment, which pgtrial cannot restart; give the server as target.url with target.restart_command, or leave the setting out", where, name)
 			case context == "postmaster" && r.env.Restarter == nil:
 				return fmt.Errorf("%s: %s needs a server restart, and the target is remote without target.restart_command; give one, or leave the setting out", where, name)
 			}
@@ -422,10 +425,7 @@ func (r *runner) protocol(ctx context.Context) error {
 func (r *runner) ramp(ctx context.Context, p planned) error {
 	s := r.spec
 	rp := s.Load.Ramp
-	step := rp.StepDuration
-	if step == 0 {
-		step = r.window
-	}
+	step := rp.Step(r.window)
 	for li, level := range rp.Levels() {
 		if err := ctx.Err(); err != nil {
 			return err

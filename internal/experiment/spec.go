@@ -256,13 +256,18 @@ func (p Protocol) WindowFor(checkpointTimeout time.Duration) time.Duration {
 // the ramp gives none).
 func (s *Spec) Measured(window time.Duration) time.Duration {
 	if r := s.Load.Ramp; r != nil {
-		step := r.StepDuration
-		if step == 0 {
-			step = window
-		}
-		return time.Duration(r.Steps) * step
+		return time.Duration(r.Steps) * r.Step(window)
 	}
 	return window
+}
+
+// Step is the measured time of each level: StepDuration, or the protocol's
+// window when the ramp gives none.
+func (r *Ramp) Step(window time.Duration) time.Duration {
+	if r.StepDuration == 0 {
+		return window
+	}
+	return r.StepDuration
 }
 
 // Variant is one configuration to compare.

@@ -85,14 +85,12 @@ type Checklist struct {
 	Items []results.Check
 }
 
-// Notes are lines with a prefix, printed one a line without a title:
+// Notes are lines with a prefix, printed one a line without a title and
+// right after the previous block:
 // "warning: …", "note: …", "ended early: …".
 type Notes struct {
 	Prefix string
 	Lines  []string
-	// Separate puts a blank line before the notes (they follow the
-	// previous block directly by default).
-	Separate bool
 }
 
 func (*Lines) block()     {}

@@ -162,10 +162,7 @@ func statementsTable(sts []results.StatementCost) *Table {
 // without completing in it (seconds from the window's start), or "".
 func unfinishedCheckpoints(ev *results.Evidence) string {
 	var parts []string
-	for _, sp := range ev.CheckpointSpans {
-		if !sp.End.IsZero() && sp.End.After(ev.From) && !sp.End.After(ev.To) {
-			continue // completed in the window: counted
-		}
+	for _, sp := range results.UnfinishedCheckpoints(ev.CheckpointSpans, ev.From, ev.To) {
 		parts = append(parts, results.DescribeCheckpoint(sp, ev.From, ev.To))
 	}
 	if len(parts) == 0 {

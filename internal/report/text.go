@@ -57,7 +57,7 @@ func separated(b Block) bool {
 	case *Table:
 		return !b.Attached
 	case *Notes:
-		return b.Separate
+		return false
 	}
 	return true
 }

@@ -38,7 +38,7 @@ type Dir struct {
 //
 // Create sets run.Schema, and run.StartedAt to the current time when it is
 // zero; StartedAt is the start of latency.hlog. The zero of elapsed_s is the
-// run's Clock, started by the first phase event (Event) or StartClock.
+// run's Clock, started by the first phase event (Event).
 func Create(dir string, run *Run) (*Dir, error) {
 	if run == nil {
 		return nil, errors.New("create run directory: no run")
@@ -111,11 +111,6 @@ func (d *Dir) Path() string { return d.path }
 
 // Clock is the run's clock (the collectors wait for its zero).
 func (d *Dir) Clock() *Clock { return d.clock }
-
-// StartClock sets the run's clock zero to t, the bench start, unless it is
-// already set: the first phase event sets it too (Event), so a caller that
-// writes its phase events at the bench start need not call it.
-func (d *Dir) StartClock(t time.Time) { d.clock.Start(t) }
 
 // WriteInterval appends iv, an interval of phase, to latency.hlog and a row to
 // timeline.csv, and flushes both to the operating system, so that an

@@ -2,10 +2,11 @@ package results
 
 import (
 	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 	"time"
+
+	"github.com/pgtrial/pgtrial/internal/report/format"
 )
 
 // Files the collectors (internal/collect) write into a run directory. Each is
@@ -339,11 +340,26 @@ func spanTime(c CheckpointSpan) time.Time {
 	return c.End
 }
 
+// UnfinishedCheckpoints are the spans that ran during the window (from,
+// to] (Overlaps) without completing in it: started in it and completed
+// after it or not at all, or running through all of it. A window that holds
+// one of them holds a checkpoint's I/O although no completion falls in it.
+func UnfinishedCheckpoints(spans []CheckpointSpan, from, to time.Time) []CheckpointSpan {
+	in := Window{From: from, To: to}
+	var out []CheckpointSpan
+	for _, sp := range spans {
+		if sp.Overlaps(from, to) && (sp.End.IsZero() || !in.Holds(sp.End, 0)) {
+			out = append(out, sp)
+		}
+	}
+	return out
+}
+
 // DescribeCheckpoint says when the checkpoint ran relative to the window
 // (from, to], in seconds from from: "started at 29 s, completed after the
 // window", "started before the window, completed at 3.5 s".
 func DescribeCheckpoint(c CheckpointSpan, from, to time.Time) string {
-	at := func(t time.Time) string { return fmt.Sprintf("%.3g s", t.Sub(from).Seconds()) }
+	at := func(t time.Time) string { return format.Seconds(t.Sub(from).Seconds()) }
 	var start, end string
 	switch {
 	case c.Start.IsZero():
@@ -374,14 +390,20 @@ func dataString(v any) string {
 }
 
 // DataInt reads a count from an event's Data (JSON numbers decode as
-// float64; a fraction is rounded); 0 for anything else.
+// float64; a fraction is rounded; in memory they may be integers); 0 for
+// anything else, NaN and infinities included.
 func DataInt(v any) int64 {
 	switch n := v.(type) {
 	case float64:
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			return 0
+		}
 		return int64(math.Round(n))
 	case int64:
 		return n
 	case int:
+		return int64(n)
+	case int32:
 		return int64(n)
 	case json.Number:
 		i, _ := n.Int64()

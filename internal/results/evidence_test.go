@@ -101,3 +101,19 @@ func TestCheckpointSpansCountersSkipped(t *testing.T) {
 		t.Errorf("spans %+v, want one from 70 s to 100 s", spans)
 	}
 }
+
+// A long window: offsets of 1000 s and more print in minutes, never in
+// exponent form; a checkpoint completed in the window is not unfinished,
+// one that started in it and completed after it is.
+func TestDescribeCheckpointLongWindow(t *testing.T) {
+	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	to := from.Add(30 * time.Minute)
+	late := CheckpointSpan{Start: from.Add(1234 * time.Second), End: to.Add(time.Minute)}
+	done := CheckpointSpan{Start: from.Add(60 * time.Second), End: from.Add(90 * time.Second)}
+	if got, want := DescribeCheckpoint(late, from, to), "started at 20 min 34 s, completed after the window"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	if got := UnfinishedCheckpoints([]CheckpointSpan{done, late}, from, to); len(got) != 1 || got[0] != late {
+		t.Errorf("unfinished %+v, want only the late one", got)
+	}
+}

@@ -70,9 +70,6 @@ func Ms(ms float64) string {
 // microsecond), for aligned columns: 41.25 → "41.250".
 func MsFixed(ms float64) string { return strconv.FormatFloat(ms, 'f', 3, 64) }
 
-// MsOfMicros is Ms of a duration in microseconds.
-func MsOfMicros(us int64) string { return Ms(float64(us) / 1000) }
-
 // Rate is a rate in transactions (or calls, rows) per second with one
 // decimal and no unit: 1234.56 → "1234.6".
 func Rate(r float64) string { return strconv.FormatFloat(r, 'f', 1, 64) }
