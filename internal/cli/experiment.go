@@ -141,7 +141,11 @@ func demoText(w io.Writer, rec *experiment.Record, dir string) error {
 
 func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, stdout, stderr io.Writer) error {
 	out := &liveOut{w: stderr, tty: isTerminal(stderr)}
-	ctx, sigs, stop := notifySignals(ctx, out, j.stopping)
+	ctx, sigs, stop := notifySignals(ctx, out, signalPlan{
+		stopping: j.stopping,
+		hurrying: "the server's settings are restored and the teardown run, each under a short timeout",
+		grace:    time.Minute,
+	})
 	defer stop()
 
 	env, err := experiment.ResolveTarget(ctx, j.target, out.println)

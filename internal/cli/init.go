@@ -152,7 +152,7 @@ func runInit(ctx context.Context, o initOptions, stderr io.Writer) error {
 		ctx = context.Background()
 	}
 	// Ctrl-C cancels the running statement (pgconn sends a cancel request) and stops.
-	ctx, _, stop := notifySignals(ctx, nil, "")
+	ctx, _, stop := notifySignals(ctx, nil, signalPlan{})
 	defer stop()
 	res, err := target.Resolve(ctx, o.conn.request(func(s string) { fmt.Fprintln(stderr, s) }))
 	if err != nil {

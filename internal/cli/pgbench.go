@@ -72,7 +72,7 @@ func runPgbenchInit(ctx context.Context, o *pgbenchfmt.Options, stderr io.Writer
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, _, stop := notifySignals(ctx, nil, "")
+	ctx, _, stop := notifySignals(ctx, nil, signalPlan{})
 	defer stop()
 	connFailed := func(err error) int {
 		fail("%v", err)

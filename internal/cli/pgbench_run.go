@@ -58,7 +58,7 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 	// The first signal cancels the run (in-flight queries are cancelled,
 	// the report of what was measured is printed); a second one ends the
 	// process at once.
-	ctx, sigs, stopSignals := notifySignals(ctx, nil, "")
+	ctx, sigs, stopSignals := notifySignals(ctx, nil, signalPlan{})
 	defer stopSignals()
 
 	con, err := pgconn.ConnectConfig(ctx, pgcfg)

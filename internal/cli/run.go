@@ -230,7 +230,10 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	out := &liveOut{w: stderr, tty: isTerminal(stderr)}
 
 	// Signals from here on: during setup they cancel the setup.
-	ctx, sigs, stopSignals := notifySignals(ctx, out, "queries in flight are cancelled and the results so far written")
+	ctx, sigs, stopSignals := notifySignals(ctx, out, signalPlan{
+		stopping: "queries in flight are cancelled and the results so far written",
+		hurrying: "run.json is finalized without waiting for the server",
+	})
 	defer stopSignals()
 	interruptedErr := func(what string) error {
 		reason, _ := sigs.get()
