@@ -249,6 +249,10 @@ collect: false
 		if err := q.wait(t, 40*time.Second); err != nil {
 			t.Errorf("--force: %v\n%s", err, q.stderr.String())
 		}
+		// The forced experiment leaves the killed one's marker in place.
+		if mid := serverState(t, c, url); !strings.Contains(mid, "pgtrial.unrestored = '"+expDir+"'") {
+			t.Errorf("after the forced experiment the marker is gone:\n%s", mid)
+		}
 
 		out, err := exec.Command(bin, "experiment", "--restore", expDir).CombinedOutput()
 		if err != nil {

@@ -86,6 +86,9 @@ type runner struct {
 	// pending is restore.json's content while the server holds a variant's
 	// changes (written before them, removed once they are undone); nil: none.
 	pending *restoreState
+	// foreign is another experiment's marker found on the server (--force):
+	// it stays, and this experiment writes none of its own.
+	foreign string
 	n       int // runs made
 }
 
@@ -309,7 +312,8 @@ func (r *runner) preflight(ctx context.Context) error {
 		if !r.env.Force {
 			return fmt.Errorf("%s; nothing was changed: run `pgtrial experiment --restore %s`, or give --force to start anyway", msg, m)
 		}
-		r.out("pgtrial: warning: %s; starting anyway (--force): this experiment's \"before\" is the server as it is now", msg)
+		r.out("pgtrial: warning: %s; starting anyway (--force): this experiment's \"before\" is the server as it is now, and the marker stays for `pgtrial experiment --restore %s`", msg, m)
+		r.foreign = m
 	}
 
 	var ckptS int64
@@ -478,7 +482,7 @@ func (r *runner) useVariant(ctx context.Context, vi int) error {
 	r.out("pgtrial: variant %s: %s its settings and setup", v.Name, what)
 	// Before the first ALTER SYSTEM (and before the setup SQL): what the
 	// server had, in restore.json, and the marker beside the settings.
-	if len(ch.Settings) > 0 {
+	if len(ch.Settings) > 0 && r.foreign == "" {
 		abs, err := filepath.Abs(r.env.Dir)
 		if err != nil {
 			return err
@@ -515,6 +519,10 @@ func (r *runner) useVariant(ctx context.Context, vi int) error {
 		return fmt.Errorf("variant %s (%s:%d): %w", v.Name, r.spec.File, v.Pos.Line, err)
 	}
 	r.applied = a
+	for _, n := range a.Notes {
+		r.out("pgtrial: warning: variant %s: %s", v.Name, n)
+		r.rec.Warnings = append(r.rec.Warnings, fmt.Sprintf("variant %s: %s", v.Name, n))
+	}
 	vr := &r.rec.Variants[vi]
 	vr.Effective, vr.Restart = a.Effective, vr.Restart || a.Restarted
 	return nil

@@ -38,7 +38,8 @@ type Change struct {
 	BeforeChange func(originals []Original) error
 	// Marker, when not "", is written as MarkerSetting = Marker with ALTER SYSTEM
 	// before the settings (so it is in postgresql.auto.conf whenever they are) and
-	// reset with them (Undo, or Apply's own putting back). Ignored without settings.
+	// reset with them (Undo, or Apply's own putting back). Ignored without settings;
+	// when the role may not write it, Applied.Notes says so and Apply goes on.
 	Marker string
 }
 
@@ -290,11 +291,17 @@ func (a *Applied) applySettings(ctx context.Context, wanted []Setting) error {
 	}
 
 	// 3. Write: the marker first, so that it is in the file whenever a setting is.
+	// A role allowed ALTER SYSTEM for some parameters only (PostgreSQL 15's GRANT
+	// ALTER SYSTEM ON PARAMETER) may not write the marker: a note, not a failure.
 	if a.marker != "" {
 		if err := setMarker(ctx, conn, a.marker); err != nil {
-			return fmt.Errorf("write the marker %s: %w; nothing was changed", MarkerSetting, err)
+			if ctx.Err() != nil {
+				return fmt.Errorf("write the marker %s: %w; nothing was changed", MarkerSetting, err)
+			}
+			a.Notes = append(a.Notes, fmt.Sprintf("could not write the marker %s (%v): another experiment will not see that this server holds changed settings", MarkerSetting, err))
+		} else {
+			a.markerSet = true
 		}
-		a.markerSet = true
 	}
 	for i := range settings {
 		if err := execOne(ctx, conn, stmts[i]); err != nil {

@@ -152,7 +152,9 @@ func Restore(ctx context.Context, connString string, r Restarter, originals []Or
 		res.Settings = append(res.Settings, what)
 	}
 	if marker && len(errs) == 0 {
-		if err := resetMarker(ctx, conn); err != nil {
+		if m, err := UnrestoredMarker(ctx, conn); err == nil && m == "" {
+			// Not there (Apply could not write it, or it is reset already).
+		} else if err := resetMarker(ctx, conn); err != nil {
 			errs = append(errs, fmt.Errorf("reset the marker %s: %w", MarkerSetting, err))
 		} else {
 			res.MarkerReset = true
