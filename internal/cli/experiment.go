@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,11 +18,13 @@ import (
 
 // experimentOptions are `pgtrial experiment`'s flags.
 type experimentOptions struct {
-	dir   string
-	url   string
-	check bool
-	json  bool
-	quiet bool
+	dir     string
+	url     string
+	check   bool
+	json    bool
+	quiet   bool
+	force   bool
+	restore string
 }
 
 const experimentLong = `experiment runs the experiment described by FILE.yaml and says whether its
@@ -46,27 +49,54 @@ window is max(2 × checkpoint_timeout, 60 s) so that windows hold checkpoints. E
 run is a run directory (as "pgtrial run" writes) under DIR/runs; DIR/experiment.json
 holds the plan, every run's figures and the conclusions, rewritten after every run.
 Settings changed by a variant are put back when it is done, also on errors and
-interrupts.
+interrupts. Before a variant's first ALTER SYSTEM (and its setup SQL), DIR/restore.json
+records the settings' earlier postgresql.auto.conf entries and the teardown SQL, and
+postgresql.auto.conf gets pgtrial.unrestored = 'DIR' beside them; both go once the
+variant is undone. An experiment refuses to start on a server whose
+postgresql.auto.conf still holds pgtrial.unrestored (unless --force).
+
+SIGINT, SIGTERM and SIGHUP: the first stops the experiment, puts the server back
+and writes experiment.json with its end and "interrupted"; a second one does the
+same at once, putting the settings back and running the teardown under a 20 s
+limit, and the process exits a minute later at the latest. After a crash or a
+kill -9, "pgtrial experiment --restore DIR" puts back what restore.json records
+(ALTER SYSTEM back or RESET, a reload, or a restart when a setting needs one and
+the target can be restarted; else it says so), runs the teardown SQL, marks
+experiment.json ended and interrupted, and removes restore.json (a second
+--restore says there is nothing to restore).
 
 The summary shows each variant's figures as median (min–max) over its repeats,
 each variant against the first with the ratio of medians, its bootstrap interval
 and Mann-Whitney's p ("pgtrial compare"), the ramp's levels with waits by type, the
 capacity search's steps, the SLOs, and the checklist.
 
-Exit status: 0 the experiment ran; 1 bad file or setup (nothing was changed); 2 it
-ended early (interrupted, a run failed).`
+Exit status: 0 the experiment ran (--restore: restored, or nothing to restore); 1
+bad file or setup (nothing was changed), or --restore could not put everything
+back; 2 it ended early (interrupted, a run failed).`
 
 func newExperimentCommand(info BuildInfo) *cobra.Command {
 	o := &experimentOptions{}
 	cmd := &cobra.Command{
-		Use:   "experiment [flags] FILE.yaml",
+		Use:   "experiment [flags] FILE.yaml | --restore DIR",
 		Short: "Run an experiment: variants, repeats interleaved, injections, ramps, capacity search, verdicts",
 		Long:  experimentLong,
 		Example: `  pgtrial experiment sync-commit.yaml
   pgtrial experiment --check indexes.yaml
-  pgtrial experiment --url postgres://bench@db1/bench --dir results/sb capacity.yaml`,
-		Args: cobra.ExactArgs(1),
+  pgtrial experiment --url postgres://bench@db1/bench --dir results/sb capacity.yaml
+  pgtrial experiment --restore pgtrial-runs/20260101-1200-experiment-sb`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if o.restore != "" {
+				if len(args) > 0 {
+					return fmt.Errorf("--restore DIR takes no experiment file (got %q)", args[0])
+				}
+				return nil
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.restore != "" {
+				return runExperimentRestore(cmd.Context(), o.restore, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
 			return runExperiment(cmd.Context(), o, args[0], info, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
@@ -78,7 +108,32 @@ func newExperimentCommand(info BuildInfo) *cobra.Command {
 	f.BoolVar(&o.check, "check", false, "only check the file (and nothing else): no connection is made")
 	f.BoolVar(&o.json, "json", false, "print experiment.json on stdout instead of the text summary")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
+	f.BoolVar(&o.force, "force", false, "start although the server's postgresql.auto.conf holds another experiment's unrestored values (pgtrial.unrestored)")
+	f.StringVar(&o.restore, "restore", "", "put back what the experiment in `DIR` changed and did not undo (a crash, kill -9): DIR/restore.json; no FILE")
 	return cmd
+}
+
+// runExperimentRestore is --restore DIR.
+func runExperimentRestore(ctx context.Context, dir string, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	say := func(line string) { fmt.Fprintln(stderr, line) }
+	lines, err := experiment.Restore(ctx, dir, say)
+	for _, l := range lines {
+		fmt.Fprintln(stdout, l)
+	}
+	if errors.Is(err, experiment.ErrNothingToRestore) {
+		fmt.Fprintf(stdout, "pgtrial: %v\n", err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "pgtrial: %s: the server is back as it was before the experiment changed it\n", dir)
+	return nil
 }
 
 func runExperiment(ctx context.Context, o *experimentOptions, file string, info BuildInfo, stdout, stderr io.Writer) error {
@@ -106,6 +161,7 @@ func runExperiment(ctx context.Context, o *experimentOptions, file string, info 
 		notStarted: "nothing was changed",
 		json:       o.json,
 		quiet:      o.quiet,
+		force:      o.force,
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Execute(ctx, spec, env)
 		},
@@ -125,6 +181,7 @@ type experimentJob struct {
 	notStarted string                  // said of a signal before the start ("": the error as it is)
 	json       bool                    // experiment.json instead of text
 	quiet      bool                    // no status line
+	force      bool                    // start despite another experiment's marker (Env.Force)
 	run        func(context.Context, experiment.Env) (*experiment.Record, error)
 	text       func(io.Writer, *experiment.Record, string) error // the text report
 }
@@ -158,6 +215,7 @@ func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, std
 	}
 	env.Dir, env.Tool, env.CommandLine = dir, info.tool(), os.Args
 	env.Out, env.Interrupt = out.println, sigs.get
+	env.Urgent, env.Force = sigs.Urgent(), j.force
 	if !j.quiet && out.tty {
 		env.Status = out.status // a line a second is noise in a log: only on a terminal
 	}

@@ -45,17 +45,24 @@ type Record struct {
 	Interleave bool    `json:"interleave"`
 	Seed       uint64  `json:"seed"`
 
-	Variants    []VariantRecord    `json:"variants"`
-	Runs        []RunRecord        `json:"runs"`
-	Comparisons []*compare.Report  `json:"comparisons,omitempty"`
-	Ramp        []RampLevel        `json:"ramp,omitempty"`
-	Search      *capacity.Result   `json:"search,omitempty"`
-	SLOs        []SLOResult        `json:"slos,omitempty"`
-	Checks      []results.Check    `json:"checks,omitempty"`
-	Warnings    []string           `json:"warnings,omitempty"`
-	Interrupted bool               `json:"interrupted,omitempty"`
-	Error       string             `json:"error,omitempty"`
-	Injections  []InjectionPlanned `json:"injections,omitempty"`
+	Variants    []VariantRecord   `json:"variants"`
+	Runs        []RunRecord       `json:"runs"`
+	Comparisons []*compare.Report `json:"comparisons,omitempty"`
+	Ramp        []RampLevel       `json:"ramp,omitempty"`
+	Search      *capacity.Result  `json:"search,omitempty"`
+	SLOs        []SLOResult       `json:"slos,omitempty"`
+	Checks      []results.Check   `json:"checks,omitempty"`
+	Warnings    []string          `json:"warnings,omitempty"`
+	Interrupted bool              `json:"interrupted,omitempty"`
+	// Reason is what interrupted the experiment ("SIGINT", "SIGTERM", …;
+	// "killed" when `pgtrial experiment --restore` finished the record).
+	Reason string `json:"interrupt_reason,omitempty"`
+	// Unrestored says the server still holds what a variant changed (its
+	// settings, its setup's objects): restore.json in the directory has it,
+	// and `pgtrial experiment --restore DIR` puts it back.
+	Unrestored bool               `json:"unrestored,omitempty"`
+	Error      string             `json:"error,omitempty"`
+	Injections []InjectionPlanned `json:"injections,omitempty"`
 }
 
 // VariantRecord is a variant as applied.

@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -35,6 +38,7 @@ type Env struct {
 	// collectors create the extensions they read (pg_stat_statements,
 	// pg_wait_sampling) in the database on first use.
 	LocalCluster bool
+	LocalName    string // the local cluster's name when LocalCluster (recorded for --restore)
 	Dir          string // the experiment directory; created, must not hold an experiment
 	Tool         results.Tool
 	// CommandLine is recorded in every run.json (passwords redacted).
@@ -46,7 +50,22 @@ type Env struct {
 	Status func(line string)
 	// Interrupt says why ctx was cancelled (e.g. "SIGINT"), for run.json.
 	Interrupt func() (string, time.Time)
+	// Urgent, when closed (a second signal), shortens the putting back of
+	// the server's settings and the teardown to urgentRestoreTimeout; nil:
+	// never.
+	Urgent <-chan struct{}
+	// Force starts the experiment even though the server's
+	// postgresql.auto.conf holds another experiment's unrestored values
+	// (serverctl.MarkerSetting).
+	Force bool
 }
+
+// restoreTimeout bounds putting a variant back (teardown SQL, settings,
+// reload or restart); urgentRestoreTimeout does once Env.Urgent is closed.
+const (
+	restoreTimeout       = 5 * time.Minute
+	urgentRestoreTimeout = 20 * time.Second
+)
 
 // runner is one execution of a spec.
 type runner struct {
@@ -64,6 +83,12 @@ type runner struct {
 
 	current int // the variant in effect (index), -1 for none
 	applied *serverctl.Applied
+	// pending is restore.json's content while the server holds a variant's
+	// changes (written before them, removed once they are undone); nil: none.
+	pending *restoreState
+	// foreign is another experiment's marker found on the server (--force):
+	// it stays, and this experiment writes none of its own.
+	foreign string
 	n       int // runs made
 }
 
@@ -126,9 +151,16 @@ func (r *runner) execute(ctx context.Context, body func(context.Context) error, 
 	if err != nil {
 		if ctx.Err() != nil {
 			r.rec.Interrupted = true
+			if r.env.Interrupt != nil {
+				r.rec.Reason, _ = r.env.Interrupt()
+			}
+			if r.rec.Reason == "" {
+				r.rec.Reason = context.Cause(ctx).Error()
+			}
 		}
 		r.rec.Error = err.Error()
 	}
+	r.rec.Unrestored = r.pending != nil
 	if werr := r.rec.write(env.Dir); werr != nil && err == nil {
 		err = werr
 	}
@@ -136,22 +168,105 @@ func (r *runner) execute(ctx context.Context, body func(context.Context) error, 
 }
 
 // restore undoes the variant in effect (teardown SQL, settings back), with
-// its own time limit, whatever state ctx is in.
+// its own time limit (restoreCtx), whatever state ctx is in. When Undo fails,
+// or Apply failed after it wrote restore.json, the originals recorded there
+// are written back (serverctl.Restore); restore.json goes once the server is
+// back, else it stays and a warning says to run --restore.
 func (r *runner) restore() {
-	if r.applied == nil {
+	if r.applied == nil && r.pending == nil {
+		r.current = -1
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := r.restoreCtx()
 	defer cancel()
-	name := r.spec.Variants[r.current].Name
-	if err := r.applied.Undo(ctx); err != nil {
-		msg := fmt.Sprintf("undo variant %s: %v; check the server's settings (SELECT name, setting FROM pg_file_settings)", name, err)
+	name := "?"
+	if r.current >= 0 {
+		name = r.spec.Variants[r.current].Name
+	} else if r.pending != nil {
+		name = r.pending.Variant
+	}
+	warn := func(msg string) {
 		r.out("pgtrial: warning: %s", msg)
 		if r.rec != nil {
 			r.rec.Warnings = append(r.rec.Warnings, msg)
 		}
 	}
+	back := r.applied == nil // nothing applied: Apply put the settings back itself (checked below)
+	if r.applied != nil {
+		if err := r.applied.Undo(ctx); err != nil {
+			warn(fmt.Sprintf("undo variant %s: %v; check the server's settings (SELECT name, setting FROM pg_file_settings)", name, err))
+		} else {
+			back = true
+		}
+	}
+	if p := r.pending; p != nil {
+		if !back || r.applied == nil {
+			// Write the originals back (again: the same values are harmless);
+			// the teardown ran in Undo, or runs here only for an interrupted Apply.
+			teardown := p.Teardown
+			if r.applied != nil {
+				teardown = nil
+			}
+			if len(p.Settings) > 0 || p.Marker || len(teardown) > 0 {
+				res, err := serverctl.Restore(ctx, r.env.ConnString, r.env.Restarter, p.originals(), teardown, p.Marker)
+				for _, e := range restoreWarnings(res) {
+					warn(fmt.Sprintf("variant %s: %s", name, e))
+				}
+				if err != nil {
+					warn(fmt.Sprintf("variant %s: the server still holds its changes (%v); run `pgtrial experiment --restore %s`", name, err, p.Dir))
+				}
+				back = err == nil
+			} else {
+				back = true
+			}
+		}
+		if back {
+			if err := removeRestore(r.env.Dir); err != nil {
+				warn(fmt.Sprintf("remove %s: %v", RestoreFile, err))
+			}
+			r.pending = nil
+		}
+	}
 	r.applied, r.current = nil, -1
+}
+
+// restoreWarnings are a Restore's teardown failures and settings pending a
+// restart.
+func restoreWarnings(res *serverctl.Restored) []string {
+	if res == nil {
+		return nil
+	}
+	out := slices.Clone(res.TeardownErrors)
+	if len(res.NeedsRestart) > 0 {
+		out = append(out, fmt.Sprintf("%s need a server restart to be back", strings.Join(res.NeedsRestart, ", ")))
+	}
+	return out
+}
+
+// restoreCtx bounds a restore: restoreTimeout, or urgentRestoreTimeout from
+// the moment Env.Urgent is closed (already, or while restoring).
+func (r *runner) restoreCtx() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
+	if r.env.Urgent == nil {
+		return ctx, cancel
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-r.env.Urgent:
+		case <-done:
+			return
+		}
+		t := time.NewTimer(urgentRestoreTimeout)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			cancel()
+		case <-done:
+		}
+	}()
+	var once sync.Once
+	return ctx, func() { once.Do(func() { close(done); cancel() }) }
 }
 
 // preflight checks the spec against the server without changing anything.
@@ -188,6 +303,18 @@ func (r *runner) preflight(ctx context.Context) error {
 		return fmt.Errorf("connect to the target: %w", err)
 	}
 	defer conn.Close(context.Background())
+
+	// Another experiment's values still on the server (serverctl.MarkerSetting).
+	if m, err := serverctl.UnrestoredMarker(cctx, conn); err != nil {
+		return err
+	} else if m != "" {
+		msg := fmt.Sprintf("the server's postgresql.auto.conf still holds settings that the experiment in %s did not put back (%s = '%s')", m, serverctl.MarkerSetting, m)
+		if !r.env.Force {
+			return fmt.Errorf("%s; nothing was changed: run `pgtrial experiment --restore %s`, or give --force to start anyway", msg, m)
+		}
+		r.out("pgtrial: warning: %s; starting anyway (--force): this experiment's \"before\" is the server as it is now, and the marker stays for `pgtrial experiment --restore %s`", msg, m)
+		r.foreign = m
+	}
 
 	var ckptS int64
 	if err := conn.QueryRow(cctx, "SELECT setting::bigint FROM pg_catalog.pg_settings WHERE name = 'checkpoint_timeout'").Scan(&ckptS); err != nil {
@@ -353,15 +480,78 @@ func (r *runner) useVariant(ctx context.Context, vi int) error {
 		}
 	}
 	r.out("pgtrial: variant %s: %s its settings and setup", v.Name, what)
-	a, err := serverctl.Apply(ctx, r.env.ConnString, r.env.Restarter, ch)
+	// Before the first ALTER SYSTEM (and before the setup SQL): what the
+	// server had, in restore.json, and the marker beside the settings.
+	if len(ch.Settings) > 0 && r.foreign == "" {
+		abs, err := filepath.Abs(r.env.Dir)
+		if err != nil {
+			return err
+		}
+		ch.Marker = abs
+	}
+	ch.BeforeChange = func(orig []serverctl.Original) error {
+		st, err := r.newRestoreState(v, orig, ch.Marker != "")
+		if err == nil {
+			err = writeRestore(r.env.Dir, st)
+		}
+		if err != nil {
+			return fmt.Errorf("record the server's settings before changing them: %w", err)
+		}
+		r.pending = st
+		return nil
+	}
+	var restarter serverctl.Restarter
+	if rv := reflect.ValueOf(r.env.Restarter); rv.IsValid() && !(rv.Kind() == reflect.Pointer && rv.IsNil()) {
+		restarter = steadyRestarter{r.env.Restarter, r.env.Urgent}
+	}
+	a, err := serverctl.Apply(ctx, r.env.ConnString, restarter, ch)
 	if err != nil {
+		if r.pending != nil {
+			// Apply put back what it changed; restore checks it from
+			// restore.json, and tears down a setup cut short by ctx (a
+			// setup that failed by itself is not torn down: serverctl.Apply).
+			if ctx.Err() == nil {
+				r.pending.Teardown = nil
+			}
+			r.restore()
+		}
 		r.current = -1
 		return fmt.Errorf("variant %s (%s:%d): %w", v.Name, r.spec.File, v.Pos.Line, err)
 	}
 	r.applied = a
+	for _, n := range a.Notes {
+		r.out("pgtrial: warning: variant %s: %s", v.Name, n)
+		r.rec.Warnings = append(r.rec.Warnings, fmt.Sprintf("variant %s: %s", v.Name, n))
+	}
 	vr := &r.rec.Variants[vi]
 	vr.Effective, vr.Restart = a.Effective, vr.Restart || a.Restarted
 	return nil
+}
+
+// steadyRestarter is the Restarter Apply gets: a restart, once begun, is not
+// cut short by the first signal (a server stopped and not started again
+// would keep the variant's settings in its files and serve nobody); it is by
+// the second (Urgent), and it is bounded by the Restarter's own timeouts.
+// Apply then fails on the cancelled context, and restore puts the settings
+// back.
+type steadyRestarter struct {
+	r      serverctl.Restarter
+	urgent <-chan struct{}
+}
+
+func (s steadyRestarter) Restart(ctx context.Context) error {
+	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	if s.urgent != nil {
+		go func() {
+			select {
+			case <-s.urgent:
+				cancel()
+			case <-rctx.Done():
+			}
+		}()
+	}
+	return s.r.Restart(rctx)
 }
 
 // planned is one run of the protocol.

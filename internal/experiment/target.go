@@ -13,7 +13,7 @@ import (
 // local cluster t.Local ("pgtrial local"; created and started if needed).
 // It says on out, first, which target and why. A local cluster restarts
 // itself; a server restarts with t.RestartCommand, or not at all (nil).
-// The Env it returns has ConnString, Restarter and LocalCluster set; the
+// The Env it returns has ConnString, Restarter, LocalCluster and LocalName set; the
 // caller fills in the rest.
 func ResolveTarget(ctx context.Context, t Target, out func(string)) (Env, error) {
 	req := target.Request{Out: out}
@@ -34,7 +34,7 @@ func ResolveTarget(ctx context.Context, t Target, out func(string)) (Env, error)
 	switch {
 	case res.Local != nil:
 		env.Restarter, _ = res.Local.(serverctl.Restarter)
-		env.LocalCluster = true
+		env.LocalCluster, env.LocalName = true, res.Local.Name()
 	case t.URL != "" && t.RestartCommand != "":
 		env.Restarter = serverctl.CommandRestarter{Command: t.RestartCommand, ConnString: res.ConnString}
 	}

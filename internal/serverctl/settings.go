@@ -29,6 +29,31 @@ type Change struct {
 	// restored: SQL statements in order, each its own statement in autocommit (one
 	// statement per element; CREATE INDEX CONCURRENTLY and VACUUM work).
 	Setup, Teardown []string
+	// BeforeChange, when not nil, is called once before Apply changes anything: after
+	// the settings were checked and their postgresql.auto.conf entries read, before
+	// the first ALTER SYSTEM (or, for a change without settings, before the setup
+	// SQL), with those entries (none without settings). A caller persists them there,
+	// so that a crash or a kill -9 after it leaves enough to put the server back
+	// (Restore). An error stops Apply, nothing changed.
+	BeforeChange func(originals []Original) error
+	// Marker, when not "", is written as MarkerSetting = Marker with ALTER SYSTEM
+	// before the settings (so it is in postgresql.auto.conf whenever they are) and
+	// reset with them (Undo, or Apply's own putting back). Ignored without settings;
+	// when the role may not write it, Applied.Notes says so and Apply goes on.
+	Marker string
+}
+
+// Original is a setting's postgresql.auto.conf entry before Apply wrote it, what
+// Restore needs to put it back.
+type Original struct {
+	Name    string // canonical name (pg_settings.name)
+	Context string // pg_settings.context: postmaster, sighup, user, …
+	// Present: the file had an entry, Value (as in the file, unquoted); else the
+	// setting was not in the file and is RESET. Known is false when pg_file_settings
+	// could not be read: then Present is false and Restore RESETs (as Undo does).
+	Value   string
+	Present bool
+	Known   bool
 }
 
 // AppliedSetting is one setting as Apply wrote it.
@@ -67,10 +92,13 @@ type Applied struct {
 	// Notes are things the caller should know (e.g. that Undo can only RESET).
 	Notes []string
 
-	cfg       *pgx.ConnConfig
-	restarter Restarter
-	mu        sync.Mutex
-	undone    bool
+	cfg          *pgx.ConnConfig
+	restarter    Restarter
+	beforeChange func([]Original) error
+	marker       string // Change.Marker
+	markerSet    bool   // the marker is in postgresql.auto.conf (written by Apply)
+	mu           sync.Mutex
+	undone       bool
 }
 
 // validSettingName is what the configuration file grammar accepts for a name
@@ -90,9 +118,10 @@ const (
 //  1. checks every setting name against pg_settings (unknown or read-only: error,
 //     nothing changed) and, when one has context postmaster, that r is not nil (else
 //     an error naming it, nothing changed);
-//  2. reads each setting's previous postgresql.auto.conf value (pg_file_settings);
-//  3. writes each with ALTER SYSTEM SET (a rejected value: those before it are written
-//     back, nothing changed);
+//  2. reads each setting's previous postgresql.auto.conf value (pg_file_settings) and
+//     passes them to c.BeforeChange;
+//  3. writes c.Marker, then each setting with ALTER SYSTEM SET (a rejected value: those
+//     before it and the marker are written back, nothing changed);
 //  4. restarts the server through r when a setting has context postmaster, else calls
 //     pg_reload_conf() and waits until new sessions see the reload;
 //  5. checks from a new session that no setting is pending a restart and the files
@@ -121,14 +150,20 @@ func Apply(ctx context.Context, connString string, r Restarter, c Change) (*Appl
 		r = nil
 	}
 	a := &Applied{
-		Teardown:  slices.Clone(c.Teardown),
-		Effective: map[string]string{},
-		cfg:       cfg,
-		restarter: r,
+		Teardown:     slices.Clone(c.Teardown),
+		Effective:    map[string]string{},
+		cfg:          cfg,
+		restarter:    r,
+		beforeChange: c.BeforeChange,
+		marker:       c.Marker,
 	}
 	if len(wanted) > 0 {
 		if err := a.applySettings(ctx, wanted); err != nil {
 			return nil, err
+		}
+	} else if a.beforeChange != nil {
+		if err := a.beforeChange(nil); err != nil {
+			return nil, fmt.Errorf("before the setup SQL: %w; nothing was changed", err)
 		}
 	}
 	if err := a.runSetup(ctx, c.Setup); err != nil {
@@ -245,12 +280,33 @@ func (a *Applied) applySettings(ctx context.Context, wanted []Setting) error {
 			return fmt.Errorf("setting %s: its postgresql.auto.conf value %q could not be written back by Undo: %w; nothing was changed", s.Name, v, err)
 		}
 	}
+	if a.beforeChange != nil {
+		orig := make([]Original, len(settings))
+		for i, s := range settings {
+			orig[i] = Original{Name: s.Name, Context: s.Context, Value: s.Previous, Present: s.HadPrevious, Known: s.PreviousKnown}
+		}
+		if err := a.beforeChange(orig); err != nil {
+			return fmt.Errorf("before the first ALTER SYSTEM: %w; nothing was changed", err)
+		}
+	}
 
-	// 3. Write.
+	// 3. Write: the marker first, so that it is in the file whenever a setting is.
+	// A role allowed ALTER SYSTEM for some parameters only (PostgreSQL 15's GRANT
+	// ALTER SYSTEM ON PARAMETER) may not write the marker: a note, not a failure.
+	if a.marker != "" {
+		if err := setMarker(ctx, conn, a.marker); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("write the marker %s: %w; nothing was changed", MarkerSetting, err)
+			}
+			a.Notes = append(a.Notes, fmt.Sprintf("could not write the marker %s (%v): another experiment will not see that this server holds changed settings", MarkerSetting, err))
+		} else {
+			a.markerSet = true
+		}
+	}
 	for i := range settings {
 		if err := execOne(ctx, conn, stmts[i]); err != nil {
 			err = fmt.Errorf("set %s = %q: %w", settings[i].Name, settings[i].Value, err)
-			if i == 0 {
+			if i == 0 && !a.markerSet {
 				return fmt.Errorf("%w; nothing was changed", err)
 			}
 			a.Settings = settings[:i]
@@ -406,6 +462,14 @@ func (a *Applied) restore(ctx context.Context, activated bool) error {
 		}
 		if err := execOne(ctx, conn, sql); err != nil {
 			errs = append(errs, fmt.Errorf("write back %s: %w", s.Name, err))
+		}
+	}
+	// The marker goes only once every setting is back.
+	if a.markerSet && len(errs) == 0 {
+		if err := resetMarker(ctx, conn); err != nil {
+			errs = append(errs, fmt.Errorf("reset the marker %s: %w", MarkerSetting, err))
+		} else {
+			a.markerSet = false
 		}
 	}
 	if !activated {
