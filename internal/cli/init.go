@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pgtrial/pgtrial/internal/loader"
+	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/target"
 	"github.com/pgtrial/pgtrial/internal/workload"
 )
@@ -161,6 +162,9 @@ func runInit(ctx context.Context, o initOptions, stderr io.Writer) error {
 	if cfg.Conn, err = pgconn.ParseConfig(res.ConnString); err != nil {
 		return fmt.Errorf("invalid connection string: %w", err)
 	}
+	// pgtrial's own sessions: no statement timeout (COPY and index builds take
+	// as long as they take; Ctrl-C stops them), whatever the role sets.
+	pgsession.Own(cfg.Conn, pgsession.NameInit, pgsession.Unbounded)
 	done, err := loader.Run(ctx, cfg)
 	if err != nil {
 		var ce *pgconn.ConnectError
