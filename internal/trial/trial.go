@@ -610,6 +610,7 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 	}
 	shellOut = &lockedWriter{w: shellOut}
 	cfg.Reconnect = true
+	cfg.PrepareFailsCommand = true // the syntax error, not "prepared statement does not exist"
 	cfg.Log = runLogger
 	cfg.Stdout, cfg.Stderr = shellOut, shellOut
 	cfg.OnNotice = func(n *pgconn.Notice) {
