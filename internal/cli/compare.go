@@ -182,8 +182,9 @@ func runCompareExperiment(o *compareOptions, dir string, named bool, stdout, std
 		return err
 	}
 	if rec.Model == "ramp" || rec.Model == "search" {
-		return fmt.Errorf("%s is a %s experiment: its runs are at different loads, so its variants cannot be compared as a whole; compare runs of one load: pgtrial compare %s/A_RUN... -- %s/B_RUN...",
-			dir, rec.Model, filepath.Join(dir, results.ExperimentRunsDir), filepath.Join(dir, results.ExperimentRunsDir))
+		runs := filepath.Join(dir, results.ExperimentRunsDir)
+		return fmt.Errorf("%s is a %s experiment: its runs are at different loads, so its variants cannot be compared as a whole; compare runs of one load, several a side: pgtrial compare %[3]s/A_RUN_1 %[3]s/A_RUN_2 -- %[3]s/B_RUN_1 %[3]s/B_RUN_2",
+			dir, rec.Model, runs)
 	}
 	// The runs of each variant at the experiment's load, in the order run.
 	byVariant := map[string][]string{}
