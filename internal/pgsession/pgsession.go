@@ -60,8 +60,9 @@ const maxName = 63
 //   - idle_in_transaction_session_timeout = 0: the one own session idle in a
 //     transaction is serverctl's injected lock, which must be held its whole time;
 //   - idle_session_timeout = 0 (PostgreSQL ≥ 14) and transaction_timeout = 0 (≥ 17),
-//     set after connecting (an older server refuses unknown startup parameters): the
-//     collectors' sessions sit idle between samples.
+//     set right after connecting, since PostgreSQL 13 (supported) refuses unknown
+//     startup parameters: the collectors' sessions sit idle between samples. A role's
+//     idle_session_timeout shorter than that one round trip still ends the session.
 //
 // A fallback_application_name in the connection string (libpq's keyword, which
 // pgconn would send to the server as a setting) is removed.

@@ -15,8 +15,10 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// hostileDB is a fresh database whose sessions get a 1 ms statement, lock, idle
-// and idle-in-transaction timeout from ALTER DATABASE … SET, as a role could have.
+// hostileDB is a fresh database whose sessions get a 1 ms statement, lock and
+// idle-in-transaction timeout and a 1 s idle_session_timeout from ALTER DATABASE …
+// SET, as a role could have (an idle_session_timeout shorter than a round trip
+// would end the session before Own's SET reaches it).
 func hostileDB(t *testing.T) string {
 	url := pgtest.ConnString(t)
 	cfg, err := pgconn.ParseConfig(url)
@@ -28,7 +30,7 @@ func hostileDB(t *testing.T) string {
 		"ALTER DATABASE "+db+" SET statement_timeout = '1ms'",
 		"ALTER DATABASE "+db+" SET lock_timeout = '1ms'",
 		"ALTER DATABASE "+db+" SET idle_in_transaction_session_timeout = '1ms'",
-		"ALTER DATABASE "+db+" SET idle_session_timeout = '1ms'")
+		"ALTER DATABASE "+db+" SET idle_session_timeout = '1s'")
 	return url
 }
 
@@ -48,7 +50,7 @@ func TestOwnSessionIgnoresTheRolesTimeouts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	time.Sleep(20 * time.Millisecond) // past the database's idle_session_timeout
+	time.Sleep(1200 * time.Millisecond) // past the database's idle_session_timeout
 	if _, err := conn.Exec(ctx, "BEGIN"); err != nil {
 		t.Fatal(err)
 	}
