@@ -152,6 +152,20 @@ func TestRunChecksItems(t *testing.T) {
 		{"warmup too few intervals", ItemWarmup, func(f *fixture) {
 			f.rows = f.rows[:warmupS+10]
 		}, Pass, 30.0, []string{"10 measured intervals are too few"}},
+		// The boundary: 20 intervals are enough, so when they are not tested it is
+		// because one has no value (the old message said "20 measured intervals are
+		// too few … (need 20)").
+		{"warmup 20 intervals, one without a p50", ItemWarmup, func(f *fixture) {
+			f.rows = f.rows[:warmupS+20]
+			f.measured(func(i int, r *results.TimelineRow) {
+				if i == 7 {
+					r.Committed, r.ResponseP50 = 0, math.NaN()
+				}
+			})
+		}, Pass, 30.0, []string{"only 19 of the 20 measured intervals have a value (the others committed nothing): too few to test for a steady state (need 20)"}},
+		{"warmup 20 intervals tested", ItemWarmup, func(f *fixture) {
+			f.rows = f.rows[:warmupS+20]
+		}, Pass, nil, []string{"the measured window is steady"}},
 		{"warmup from events and timeline only", ItemWarmup, func(f *fixture) {
 			f.run.Phases, f.run.Summary = nil, nil // a run that crashed: run.json of the start
 		}, Pass, nil, []string{"warm-up of 30 s discarded"}},

@@ -49,7 +49,9 @@ func (in *input) warmup() results.Check {
 	w := &in.win
 	var problems, fine []string
 	departure, tested := 0.0, false
+	usable := 0 // the most intervals with a value in one series
 	for _, s := range in.steadySeries() {
+		usable = max(usable, len(s.y))
 		if len(s.y) < minSteadyIntervals {
 			continue
 		}
@@ -108,6 +110,9 @@ func (in *input) warmup() results.Check {
 		switch {
 		case tested:
 			fmt.Fprintf(&b, "; the measured window is steady (%s)", strings.Join(fine, "; "))
+		case usable < len(w.rows):
+			// The series leave out intervals without a value (nothing committed: no response p50).
+			fmt.Fprintf(&b, "; only %d of the %d measured intervals have a value (the others committed nothing): too few to test for a steady state (need %d)", usable, len(w.rows), minSteadyIntervals)
 		case len(w.rows) > 0:
 			fmt.Fprintf(&b, "; %d measured intervals are too few to test for a steady state (need %d)", len(w.rows), minSteadyIntervals)
 		default:

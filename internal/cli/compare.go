@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgtrial/pgtrial/internal/compare"
+	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/report"
+	"github.com/pgtrial/pgtrial/internal/results"
 )
 
 // compareOptions are `pgtrial compare`'s flags.
@@ -33,9 +36,18 @@ or with flags (repeatable): pgtrial compare --a A1 --a A2 --b B1 --b B2;
 or two directories, one run a side: pgtrial compare A1 B1 (which cannot separate a
 difference from noise: each side's spread is unknown; repeat each side, 4 runs at least).
 Each DIR is a run directory (it holds run.json). A directory without run.json whose
-subdirectories hold run.json (an experiment, a folder of runs) stands for those runs,
-in the order of their names; only its direct subdirectories are looked at. A path to a
+subdirectories hold run.json (a folder of runs) stands for those runs, in the order of
+their names; only its direct subdirectories are looked at. An experiment directory
+(experiment.json, runs/) as a side stands for all the runs in its runs/. A path to a
 run.json file stands for its directory.
+
+One experiment directory alone compares its variants, as the experiment did: its runs
+grouped by variant (from experiment.json), each variant against the first, or the two
+named with --name-a and --name-b:
+  pgtrial compare EXPDIR
+  pgtrial compare --name-a base --name-b wal-compression EXPDIR
+(a ramp's or a capacity search's runs are at different loads: compare two of their
+run directories instead). Runs without a summary are left out, and said so.
 
 The runs must be of the same workload (name and scripts with their weights) and load
 model (closed or open, rate, clients): otherwise compare lists what differs and exits
@@ -66,7 +78,8 @@ each run's percentile is one value, and the runs are compared run by run.
 The checklist combines the runs' own checklists (the worst status of each item) with
 the comparison's: at least 3 runs a side, and the runs interleaved in time (A B A B ...).
 
---json prints the same as JSON on stdout. Exit status: 0 when the comparison was made
+--json prints the same as JSON on stdout (for an experiment directory, an array of
+comparisons, one per variant compared). Exit status: 0 when the comparison was made
 (whatever it found); 1 bad input (missing or unreadable directories, runs that differ).`
 
 func newCompareCommand() *cobra.Command {
@@ -80,6 +93,10 @@ func newCompareCommand() *cobra.Command {
   pgtrial compare --a runs/a1 --a runs/a2 --b runs/b1 --b runs/b2 --json`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(o.a) == 0 && len(o.b) == 0 && cmd.ArgsLenAtDash() < 0 && len(args) == 1 && compare.IsExperimentDir(args[0]) {
+				f := cmd.Flags()
+				return runCompareExperiment(o, args[0], f.Changed("name-a") || f.Changed("name-b"), cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
 			aDirs, bDirs, err := compareSides(o, args, cmd.ArgsLenAtDash())
 			if err != nil {
 				return err
@@ -123,7 +140,7 @@ func compareSides(o *compareOptions, args []string, dash int) (aDirs, bDirs []st
 	case len(args) == 2:
 		aDirs, bDirs = args[:1], args[1:]
 	case len(args) < 2:
-		return nil, nil, fmt.Errorf("nothing to compare: %s", usage)
+		return nil, nil, fmt.Errorf("nothing to compare: %s; or one experiment directory (experiment.json) to compare its variants", usage)
 	default:
 		return nil, nil, fmt.Errorf("%d directories and no \"--\": which are A's and which B's? %s", len(args), usage)
 	}
@@ -142,17 +159,119 @@ func compareSides(o *compareOptions, args []string, dash int) (aDirs, bDirs []st
 // runCompare loads both sides, checks that they are comparable, compares
 // every metric and prints the result.
 func runCompare(o *compareOptions, aDirs, bDirs []string, stdout io.Writer) error {
-	runsA, err := compare.LoadSide(o.nameA, aDirs)
+	rep, err := buildComparison(o, o.nameA, o.nameB, aDirs, bDirs)
 	if err != nil {
 		return err
 	}
-	runsB, err := compare.LoadSide(o.nameB, bDirs)
-	if err != nil {
+	if o.json {
+		return writeCompareJSON(stdout, rep)
+	}
+	return writeCompareText(stdout, rep)
+}
+
+// runCompareExperiment compares the variants of the experiment in dir: its
+// runs grouped by variant (experiment.json's records), each variant against
+// the first, or only --name-a against --name-b when named (named). Ramp and
+// search experiments are refused: their runs are at different loads.
+func runCompareExperiment(o *compareOptions, dir string, named bool, stdout, stderr io.Writer) error {
+	if o.top < 0 {
+		return fmt.Errorf("--top %d: it must be 0 or more", o.top)
+	}
+	var rec experiment.Record
+	if err := results.ReadExperiment(dir, &rec); err != nil {
 		return err
+	}
+	if rec.Model == "ramp" || rec.Model == "search" {
+		runs := filepath.Join(dir, results.ExperimentRunsDir)
+		return fmt.Errorf("%s is a %s experiment: its runs are at different loads, so its variants cannot be compared as a whole; compare runs of one load, several a side: pgtrial compare %[3]s/A_RUN_1 %[3]s/A_RUN_2 -- %[3]s/B_RUN_1 %[3]s/B_RUN_2",
+			dir, rec.Model, runs)
+	}
+	// The runs of each variant at the experiment's load, in the order run.
+	byVariant := map[string][]string{}
+	var names, skipped []string
+	for _, v := range rec.Variants {
+		names = append(names, v.Name)
+	}
+	for _, rr := range rec.Runs {
+		if rr.Level != 0 || rr.Phase != "" || rr.Dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, rr.Dir)
+		if run, err := results.Load(p); err != nil || run.Summary == nil {
+			skipped = append(skipped, p)
+			continue
+		}
+		byVariant[rr.Variant] = append(byVariant[rr.Variant], p)
+	}
+	for _, p := range skipped {
+		fmt.Fprintf(stderr, "pgtrial: %s left out: it has no summary (nothing was measured, or it did not finish)\n", p)
+	}
+	var with []string
+	for _, n := range names {
+		if len(byVariant[n]) > 0 {
+			with = append(with, n)
+		}
+	}
+	type pair struct{ a, b string }
+	var pairs []pair
+	switch {
+	case named:
+		for _, n := range []string{o.nameA, o.nameB} {
+			if !slices.Contains(names, n) {
+				return fmt.Errorf("experiment %s has no variant %q (--name-a/--name-b name the variants to compare); its variants: %s", dir, n, strings.Join(names, ", "))
+			}
+			if len(byVariant[n]) == 0 {
+				return fmt.Errorf("variant %q of experiment %s has no run with a summary: nothing to compare", n, dir)
+			}
+		}
+		if o.nameA == o.nameB {
+			return fmt.Errorf("--name-a and --name-b are both %q: name two variants of %s", o.nameA, dir)
+		}
+		pairs = append(pairs, pair{o.nameA, o.nameB})
+	case len(with) < 2:
+		return fmt.Errorf("experiment %s has %d variant(s) with measured runs (%s): nothing to compare within it; compare it with other runs: pgtrial compare %s -- OTHER_DIR",
+			dir, len(with), strings.Join(with, ", "), dir)
+	default:
+		for _, n := range with[1:] {
+			pairs = append(pairs, pair{with[0], n})
+		}
+	}
+	var reps []*compare.Report
+	for _, pr := range pairs {
+		rep, err := buildComparison(o, pr.a, pr.b, byVariant[pr.a], byVariant[pr.b])
+		if err != nil {
+			return fmt.Errorf("variant %s against %s: %w", pr.b, pr.a, err)
+		}
+		reps = append(reps, rep)
+	}
+	if o.json {
+		return writeCompareJSON(stdout, reps)
+	}
+	for i, rep := range reps {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		if err := writeCompareText(stdout, rep); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildComparison loads A's and B's runs (named nameA and nameB), checks
+// that they are comparable and compares them.
+func buildComparison(o *compareOptions, nameA, nameB string, aDirs, bDirs []string) (*compare.Report, error) {
+	runsA, err := compare.LoadSide(nameA, aDirs)
+	if err != nil {
+		return nil, err
+	}
+	runsB, err := compare.LoadSide(nameB, bDirs)
+	if err != nil {
+		return nil, err
 	}
 	all := append(slices.Clone(runsA), runsB...)
 	if err := compare.CheckDistinct(all); err != nil {
-		return err
+		return nil, err
 	}
 	refusals, notes := compare.Differences(all)
 	if len(refusals) > 0 && !o.force {
@@ -164,26 +283,28 @@ func runCompare(o *compareOptions, aDirs, bDirs []string, stdout io.Writer) erro
 		for _, r := range all {
 			fmt.Fprintf(&b, "\n    %s = %s", r.Label, r.Dir)
 		}
-		return errors.New(b.String())
+		return nil, errors.New(b.String())
 	}
-	rep := compare.Build(o.options(), runsA, runsB)
+	rep := compare.Build(compare.Options{NameA: nameA, NameB: nameB, Seed: o.seed, Top: o.top}, runsA, runsB)
 	rep.Forced = refusals
 	rep.Notes = append(rep.Notes, notes...)
-	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return &exitError{code: exitRunFail, err: fmt.Errorf("encode the comparison as JSON: %w", err)}
-		}
-		return nil
-	}
-	if err := report.WriteText(stdout, report.Compare(rep)); err != nil {
-		return &exitError{code: exitRunFail, err: fmt.Errorf("write the comparison: %w", err)}
+	return rep, nil
+}
+
+// writeCompareJSON prints v (a comparison, or a list of them) as JSON.
+func writeCompareJSON(stdout io.Writer, v any) error {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return &exitError{code: exitRunFail, err: fmt.Errorf("encode the comparison as JSON: %w", err)}
 	}
 	return nil
 }
 
-// options are the comparison's options from the flags.
-func (o *compareOptions) options() compare.Options {
-	return compare.Options{NameA: o.nameA, NameB: o.nameB, Seed: o.seed, Top: o.top}
+// writeCompareText prints a comparison for people.
+func writeCompareText(stdout io.Writer, rep *compare.Report) error {
+	if err := report.WriteText(stdout, report.Compare(rep)); err != nil {
+		return &exitError{code: exitRunFail, err: fmt.Errorf("write the comparison: %w", err)}
+	}
+	return nil
 }

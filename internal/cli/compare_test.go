@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/compare"
+	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
@@ -393,5 +395,87 @@ func TestCompareBadInput(t *testing.T) {
 	// A path to run.json stands for its directory.
 	if code, _, errOut := runCLI(t, "compare", filepath.Join(a, "run.json"), b); code != 0 {
 		t.Errorf("run.json path: exit %d: %s", code, errOut)
+	}
+}
+
+// writeCmpExperiment writes an experiment directory: experiment.json with
+// the variants and their runs under runs/, interleaved in time.
+func writeCmpExperiment(t *testing.T, dir string, variants []string, runs map[string][]cmpRun) {
+	t.Helper()
+	rec := experiment.Record{Schema: experiment.SchemaVersion, Name: "exp", StartedAt: cmpEpoch, Model: "open", Rate: 500}
+	for _, v := range variants {
+		rec.Variants = append(rec.Variants, experiment.VariantRecord{Name: v})
+	}
+	n := 0
+	for rep := 0; rep < 8; rep++ {
+		for _, v := range variants {
+			if rep >= len(runs[v]) {
+				continue
+			}
+			n++
+			r := runs[v][rep]
+			r.started = cmpEpoch.Add(time.Duration(n) * time.Minute)
+			rel := filepath.Join("runs", fmt.Sprintf("%03d-%s-r%d", n, v, rep+1))
+			writeCmpRun(t, filepath.Join(dir, rel), r)
+			rec.Runs = append(rec.Runs, experiment.RunRecord{N: n, Variant: v, Repeat: rep + 1, Dir: rel, StartedAt: r.started, TPS: r.tps})
+		}
+	}
+	if err := results.WriteExperiment(dir, rec); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// `pgtrial compare EXPDIR` compares the experiment's variants (it failed with
+// "nothing to compare" on the old code), and an experiment directory as a side
+// stands for its runs (it failed: runs/ holds no run.json).
+func TestCompareExperimentDirectory(t *testing.T) {
+	a, b := fourVsFour()
+	c := []cmpRun{{tps: 801, p99: 20.1}, {tps: 806, p99: 20.3}, {tps: 799, p99: 19.9}, {tps: 803, p99: 20.0}, {noSum: true}}
+	exp := filepath.Join(t.TempDir(), "exp")
+	writeCmpExperiment(t, exp, []string{"base", "slow", "same"}, map[string][]cmpRun{"base": a, "slow": b, "same": c})
+
+	code, out, errOut := runCLI(t, "compare", exp)
+	if code != 0 {
+		t.Fatalf("compare EXPDIR: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "base (4 runs) vs slow (4 runs)") || !strings.Contains(out, "base (4 runs) vs same (4 runs)") {
+		t.Errorf("want each variant against the first:\n%s", out)
+	}
+	if !strings.Contains(out, "slow slower: p99") {
+		t.Errorf("no p99 verdict for slow:\n%s", out)
+	}
+	if !strings.Contains(errOut, "-same-r5 left out") || !strings.Contains(errOut, "left out: it has no summary") {
+		t.Errorf("the run without a summary is not said to be left out: %q", errOut)
+	}
+
+	code, out, errOut = runCLI(t, "compare", "--json", "--name-a", "slow", "--name-b", "base", exp)
+	if code != 0 {
+		t.Fatalf("--name-a/--name-b: exit %d: %s", code, errOut)
+	}
+	var reps []*compare.Report
+	if err := json.Unmarshal([]byte(out), &reps); err != nil || len(reps) != 1 {
+		t.Fatalf("--json: %d comparisons, %v:\n%s", len(reps), err, out)
+	}
+	if reps[0].NameA != "slow" || reps[0].NameB != "base" || len(reps[0].RunsA) != 4 {
+		t.Errorf("--json: %s (%d runs) vs %s", reps[0].NameA, len(reps[0].RunsA), reps[0].NameB)
+	}
+
+	code, _, errOut = runCLI(t, "compare", "--name-a", "base", "--name-b", "nosuch", exp)
+	if code != exitBadInput || !strings.Contains(errOut, `no variant "nosuch"`) || !strings.Contains(errOut, "base, slow, same") {
+		t.Errorf("unknown variant: exit %d, %q", code, errOut)
+	}
+
+	// Experiment directories as sides: all of each one's runs.
+	expA, expB := filepath.Join(t.TempDir(), "expA"), filepath.Join(t.TempDir(), "expB")
+	a, b = fourVsFour()
+	writeCmpExperiment(t, expA, []string{"on"}, map[string][]cmpRun{"on": a})
+	writeCmpExperiment(t, expB, []string{"on"}, map[string][]cmpRun{"on": b})
+	out = compareOK(t, []string{expA}, []string{expB})
+	if !strings.Contains(out, "A (4 runs) vs B (4 runs)") {
+		t.Errorf("experiment directories as sides:\n%s", out)
+	}
+	code, _, errOut = runCLI(t, "compare", expA)
+	if code != exitBadInput || !strings.Contains(errOut, "nothing to compare within it") {
+		t.Errorf("one variant: exit %d, %q", code, errOut)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pgtrial/pgtrial/internal/loader"
+	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/target"
 	"github.com/pgtrial/pgtrial/internal/workload"
 )
@@ -58,8 +59,9 @@ loads them with pgbench's rows, like "pgbench -i" but faster: rows are generated
 the server ingests them, on several connections where that helps, keys are built in
 parallel, and only the vacuum that is needed runs.
 
-Tables are marked as pgtrial's (COMMENT 'pgtrial:pgbench'); init refuses to drop or
-overwrite pgbench tables it did not create unless --force is given.
+Tables are marked as pgtrial's (COMMENT 'pgtrial:pgbench'); init refuses to drop,
+overwrite, vacuum or add keys to pgbench tables it did not create (any step, -I f and
+-I v included) unless --force is given.
 
 Steps (-I, pgbench's letters, run in order): d drop tables, t create tables,
 g client-side generate (COPY), G server-side generate, v vacuum, p primary keys,
@@ -93,7 +95,7 @@ PGHOSTADDR, PGPORT, PGDATABASE, PGUSER or PGSERVICE is set; else the local clust
 	f.StringVar(&o.partitionMethod, "partition-method", "", `partition method: "range" (default with --partitions) or "hash"`)
 	f.StringVar(&o.tablespace, "tablespace", "", "create tables in this tablespace")
 	f.StringVar(&o.indexTablespace, "index-tablespace", "", "create primary key indexes in this tablespace")
-	f.BoolVar(&o.force, "force", false, "drop or overwrite pgbench tables that pgtrial did not create")
+	f.BoolVar(&o.force, "force", false, "drop, overwrite, vacuum or add keys to pgbench tables that pgtrial did not create")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, fmt.Sprintf("connections working at once (0: %d)", loader.DefaultJobs))
 	f.StringVarP(&o.conn.url, "url", "d", "", "connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster")
 	// -h is pgbench's host, so help is --help only.
@@ -161,6 +163,9 @@ func runInit(ctx context.Context, o initOptions, stderr io.Writer) error {
 	if cfg.Conn, err = pgconn.ParseConfig(res.ConnString); err != nil {
 		return fmt.Errorf("invalid connection string: %w", err)
 	}
+	// pgtrial's own sessions: no statement timeout (COPY and index builds take
+	// as long as they take; Ctrl-C stops them), whatever the role sets.
+	pgsession.Own(cfg.Conn, pgsession.NameInit, pgsession.Unbounded)
 	done, err := loader.Run(ctx, cfg)
 	if err != nil {
 		var ce *pgconn.ConnectError

@@ -128,6 +128,13 @@ func TestInitRefusesPgbenchTables(t *testing.T) {
 			t.Fatalf("-I %s: pgbench_accounts has %d rows after the refusal, want 100000", steps, n)
 		}
 	}
+	// -I f and -I v change the tables too: refused alike (they ran on the old code).
+	for steps, want := range map[string]string{"f": "init -I f: refusing to add foreign keys to pgbench_accounts", "v": "init -I v: refusing to vacuum pgbench_accounts"} {
+		_, errOut := mustRun(t, 1, "init", "-q", "-I", steps, "-d", url)
+		if !strings.Contains(errOut, want) || !strings.Contains(errOut, "use --force") {
+			t.Errorf("-I %s: stderr %q lacks %q", steps, errOut, want)
+		}
+	}
 	mustRun(t, 0, "init", "-q", "-s", "2", "--force", "-d", url)
 	if n := countRows(t, url, "pgbench_accounts"); n != 200000 {
 		t.Errorf("after --force: %d accounts, want 200000", n)

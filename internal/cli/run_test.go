@@ -16,6 +16,7 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/pgtest"
 	"github.com/pgtrial/pgtrial/internal/pgtest/pgbenchdb"
+	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
@@ -258,6 +259,10 @@ func TestRunBadInput(t *testing.T) {
 		{[]string{"--closed", "-D", "1x=3"}, []string{"not a valid variable name"}},
 		{[]string{"--closed", "-c", "0"}, []string{"invalid --clients 0"}},
 		{[]string{"--closed", "--random-seed", "abc"}, []string{"invalid --random-seed"}},
+		// Out of range: refused (it silently became 2^64−1 on the old code).
+		{[]string{"--closed", "--random-seed", "18446744073709551616"}, []string{`invalid --random-seed "18446744073709551616": larger than 18446744073709551615`}},
+		{[]string{"--closed", "--random-seed", "99999999999999999999"}, []string{`invalid --random-seed "99999999999999999999": larger than 18446744073709551615`}},
+		{[]string{"--closed", "--random-seed", "-1"}, []string{`invalid --random-seed "-1": expecting an unsigned integer`}},
 		{[]string{"--closed", "-T", "1s", "-b", "select-only"}, []string{`database "`, "no pgbench_branches", "pgtrial init"}},
 		{[]string{"--closed", "-T", "1s", "-b", "tpcb@2", "-f", script}, []string{"no pgbench_branches", "pgtrial init"}},
 	}
@@ -418,5 +423,24 @@ func TestRunTxlog(t *testing.T) {
 	}
 	if n != run.Summary.Total.Committed {
 		t.Errorf("%d logged transactions, %d committed", n, run.Summary.Total.Committed)
+	}
+}
+
+// runSeed takes every 64-bit seed and refuses the rest; pgbench's front end
+// keeps pgbench's saturation (prng.ParseSeed).
+func TestRunSeedRange(t *testing.T) {
+	if s, err := runSeed("18446744073709551615"); err != nil || s.Value != 1<<64-1 || !s.Explicit {
+		t.Errorf("the largest seed: %+v, %v", s, err)
+	}
+	if s, err := runSeed("0"); err != nil || s.Value != 0 {
+		t.Errorf("0: %+v, %v", s, err)
+	}
+	for _, bad := range []string{"18446744073709551616", "99999999999999999999", "-1", " 7", "7 ", "+7"} {
+		if s, err := runSeed(bad); err == nil {
+			t.Errorf("%q: accepted as %d", bad, s.Value)
+		}
+	}
+	if s, err := prng.ParseSeed("99999999999999999999"); err != nil || s.Value != 1<<64-1 {
+		t.Errorf("pgbench's parse: %+v, %v (pgbench 15 logs \"setting random seed to 18446744073709551615\")", s, err)
 	}
 }

@@ -5,6 +5,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -114,9 +115,9 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 	if o.seed == "" || o.seed == "time" {
 		p.seed = prng.TimeSeed()
 	} else {
-		s, err := prng.ParseSeed(o.seed)
+		s, err := runSeed(o.seed)
 		if err != nil {
-			return nil, fmt.Errorf("invalid --random-seed %q: expecting an unsigned integer, \"time\" or \"rand\"", o.seed)
+			return nil, err
 		}
 		p.seed = s
 	}
@@ -158,4 +159,22 @@ func quotedList(names []string) string {
 		return strings.Join(q, "")
 	}
 	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// runSeed is --random-seed of `pgtrial run`: "rand" or a decimal unsigned
+// integer that fits in 64 bits. Unlike pgbench (sscanf's %lu: a number past
+// 2^64−1 saturates, "-1" wraps), a number out of range is refused rather
+// than silently becoming 18446744073709551615.
+func runSeed(spec string) (prng.Seed, error) {
+	if spec == "rand" {
+		return prng.ParseSeed(spec)
+	}
+	v, err := strconv.ParseUint(spec, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return prng.Seed{}, fmt.Errorf("invalid --random-seed %q: larger than %d, the largest seed; give a smaller unsigned integer, \"time\" or \"rand\"", spec, uint64(math.MaxUint64))
+	case err != nil:
+		return prng.Seed{}, fmt.Errorf("invalid --random-seed %q: expecting an unsigned integer (0 to %d), \"time\" or \"rand\"", spec, uint64(math.MaxUint64))
+	}
+	return prng.Seed{Value: v, Explicit: true}, nil
 }

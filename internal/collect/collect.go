@@ -41,6 +41,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
@@ -502,14 +503,14 @@ func (c *Collector) warn(format string, args ...any) {
 type warnFunc func(format string, args ...any)
 
 // connect opens a collector connection to connString, named
-// ApplicationName, with a 10 s connect timeout and no statement timeout
-// changes.
+// ApplicationName, with a 10 s connect timeout and pgtrial's own session
+// timeouts (pgsession.Own: 30 s statements, not the role's).
 func connect(ctx context.Context, connString string) (*pgx.Conn, error) {
 	cc, err := pgx.ParseConfig(connString)
 	if err != nil {
 		return nil, fmt.Errorf("connection string: %w", err)
 	}
-	cc.RuntimeParams["application_name"] = ApplicationName
+	pgsession.Own(&cc.Config, ApplicationName, pgsession.Short)
 	if cc.ConnectTimeout == 0 || cc.ConnectTimeout > 10*time.Second {
 		cc.ConnectTimeout = 10 * time.Second
 	}

@@ -61,7 +61,8 @@ type RunRef struct {
 
 // ExpandRunDirs resolves a side's directories into run directories: DIR
 // itself when it holds run.json, else its direct subdirectories that hold
-// one (sorted by name); a path to a run.json file means its directory.
+// one (sorted by name); an experiment directory (experiment.json and runs/)
+// means the runs in its runs/; a path to a run.json file means its directory.
 func ExpandRunDirs(dirs []string) ([]string, error) {
 	var out []string
 	for _, dir := range dirs {
@@ -80,13 +81,17 @@ func ExpandRunDirs(dirs []string) ([]string, error) {
 			out = append(out, dir)
 			continue
 		}
-		entries, err := os.ReadDir(dir) // sorted by name
+		runsOf := dir
+		if IsExperimentDir(dir) {
+			runsOf = filepath.Join(dir, results.ExperimentRunsDir)
+		}
+		entries, err := os.ReadDir(runsOf) // sorted by name
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", dir, err)
 		}
 		n := 0
 		for _, e := range entries {
-			sub := filepath.Join(dir, e.Name())
+			sub := filepath.Join(runsOf, e.Name())
 			if e.IsDir() && hasRunFile(sub) {
 				out = append(out, sub)
 				n++
@@ -97,6 +102,16 @@ func ExpandRunDirs(dirs []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// IsExperimentDir reports whether dir is an experiment's directory: it holds
+// experiment.json and a runs/ directory.
+func IsExperimentDir(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, results.ExperimentFile)); err != nil {
+		return false
+	}
+	fi, err := os.Stat(filepath.Join(dir, results.ExperimentRunsDir))
+	return err == nil && fi.IsDir()
 }
 
 func hasRunFile(dir string) bool {

@@ -70,6 +70,12 @@ type Config struct {
 	ExitOnAbort     bool // the first aborted client stops the run
 	VerboseErrors   bool
 	Debug           bool
+	// PrepareFailsCommand: under -M prepared, a failed prepare fails its
+	// command with the server's error (a syntax error is what the user sees;
+	// retried, counted or aborting like any SQL error) and is tried again on
+	// the next execution, instead of only being logged as pgbench does (its
+	// next step then fails with `prepared statement "P_0" does not exist`).
+	PrepareFailsCommand bool
 	// Reconnect: a lost or refused connection fails the transaction
 	// (metrics.FailedConnection) and the client connects again for the next
 	// one, instead of aborting as pgbench does.

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -73,7 +74,10 @@ func (r *rowStore) setRow(values [][]byte) {
 }
 
 // prepare prepares SQL command i on this connection if it is not yet
-// (pgbench's prepareCommand: an error is logged and the run goes on).
+// (pgbench's prepareCommand: an error is logged and the run goes on; with
+// Config.PrepareFailsCommand the error is the command's, as the server's
+// error of an executed statement would be, and the command stays
+// unprepared).
 func (c *client) prepare(i int, cmd *script.Command) step {
 	done := c.conn.prepared[c.script]
 	if done[i] {
@@ -87,6 +91,10 @@ func (c *client) prepare(i int, cmd *script.Command) step {
 		if c.conn.broken {
 			c.es = esConn
 			return c.commandFailed(i, "SQL", "SQL command send failed")
+		}
+		var pe *pgconn.PgError
+		if c.e.cfg.PrepareFailsCommand && !c.pipeline && errors.As(err, &pe) {
+			return c.sqlError(i, 0, pe)
 		}
 		c.errorf("%s", trimNL(c.e.pqError(err)))
 	}

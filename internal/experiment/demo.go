@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/engine"
@@ -144,7 +142,7 @@ func (r *runner) demoConclusions() {
 func (r *runner) demoMemory(ctx context.Context) error {
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	conn, err := pgx.Connect(cctx, r.env.ConnString)
+	conn, err := ownConnect(cctx, r.env.ConnString)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/loader"
 	"github.com/pgtrial/pgtrial/internal/metrics"
+	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
@@ -298,7 +299,7 @@ func (r *runner) preflight(ctx context.Context) error {
 		return err
 	}
 	r.target = tgt
-	conn, err := pgx.Connect(cctx, r.env.ConnString)
+	conn, err := ownConnect(cctx, r.env.ConnString)
 	if err != nil {
 		return fmt.Errorf("connect to the target: %w", err)
 	}
@@ -395,6 +396,18 @@ func (r *runner) preflight(ctx context.Context) error {
 	return nil
 }
 
+// ownConnect opens one of pgtrial's own sessions for the preflight's short
+// queries: statement_timeout and the other timeouts of its own
+// (pgsession.Own), not the role's.
+func ownConnect(ctx context.Context, connString string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(connString)
+	if err != nil {
+		return nil, err
+	}
+	pgsession.Own(&cfg.Config, pgsession.NameSetup, pgsession.Short)
+	return pgx.ConnectConfig(ctx, cfg)
+}
+
 // loadTables loads the pgbench tables when the file gives a scale that the
 // database does not have (as `pgtrial init -s`: tables pgtrial did not
 // create are never dropped).
@@ -406,6 +419,7 @@ func (r *runner) loadTables(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	pgsession.Own(pgcfg, pgsession.NameInit, pgsession.Unbounded) // COPY and index builds: as long as they take
 	steps, err := loader.ParseSteps(loader.DefaultSteps, false, false)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,10 +138,11 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := l.checkTablespaces(ctx); err != nil {
 		return Result{}, err
 	}
-	if strings.ContainsAny(cfg.Steps, "dtgG") {
-		if err := l.checkOwnership(ctx); err != nil {
-			return Result{}, err
-		}
+	// Every step acts on the pgbench tables (v, p and f change them too: a
+	// VACUUM ANALYZE, a primary key, foreign keys), so none runs on tables
+	// pgtrial did not create without Force.
+	if err := l.checkOwnership(ctx); err != nil {
+		return Result{}, err
 	}
 
 	var res Result
@@ -217,7 +219,8 @@ func (l *loader) checkTablespaces(ctx context.Context) error {
 	return nil
 }
 
-// checkOwnership refuses to touch existing pgbench tables that lack pgtrial's mark.
+// checkOwnership refuses to touch existing pgbench tables that lack pgtrial's mark,
+// naming what the steps would have done to them.
 func (l *loader) checkOwnership(ctx context.Context) error {
 	rows, err := queryStrings(ctx, l.main,
 		`select t, coalesce(obj_description(to_regclass(t), 'pg_class'), '')
@@ -237,8 +240,19 @@ func (l *loader) checkOwnership(ctx context.Context) error {
 	if len(foreign) == 0 || l.cfg.Force {
 		return nil
 	}
-	return fmt.Errorf("refusing to drop or overwrite %s in database %q: not created by pgtrial (no %q table comment; made by pgbench -i or by hand?); use --force to replace them",
-		strings.Join(foreign, ", "), l.cfg.Conn.Database, workload.PgbenchMark)
+	if strings.ContainsAny(l.cfg.Steps, "dtgG") {
+		return fmt.Errorf("refusing to drop or overwrite %s in database %q: not created by pgtrial (no %q table comment; made by pgbench -i or by hand?); use --force to replace them",
+			strings.Join(foreign, ", "), l.cfg.Conn.Database, workload.PgbenchMark)
+	}
+	var acts []string
+	for _, step := range l.cfg.Steps {
+		act := map[rune]string{'v': "vacuum", 'p': "add primary keys to", 'f': "add foreign keys to"}[step]
+		if act != "" && !slices.Contains(acts, act) {
+			acts = append(acts, act)
+		}
+	}
+	return fmt.Errorf("init -I %s: refusing to %s %s in database %q: not created by pgtrial (no %q table comment; made by pgbench -i or by hand?); use --force to change them anyway, or load pgtrial's own tables first (pgtrial init -s SCALE, which needs --force to replace these)",
+		l.cfg.Steps, strings.Join(acts, " and "), strings.Join(foreign, ", "), l.cfg.Conn.Database, workload.PgbenchMark)
 }
 
 // dropTables is step d. Dropping a loaded table is mostly the kernel freeing its files

@@ -316,6 +316,21 @@ func TestRefusesForeignTables(t *testing.T) {
 			t.Fatalf("-I %s: the user's table was changed", steps)
 		}
 	}
+	// v, p and f act on the tables too (on the old code they ran: a VACUUM, a
+	// primary key, foreign keys on the user's tables).
+	for steps, act := range map[string]string{"v": "refusing to vacuum pgbench_branches", "p": "refusing to add primary keys to pgbench_branches",
+		"f": "refusing to add foreign keys to pgbench_branches", "vf": "refusing to vacuum and add foreign keys to pgbench_branches"} {
+		_, err := Run(context.Background(), Config{Conn: cfg, Schema: workload.DefaultPgbench(), Steps: steps})
+		if err == nil || !strings.Contains(err.Error(), "init -I "+steps+": "+act) || !strings.Contains(err.Error(), "--force") {
+			t.Errorf("-I %s: error %v, want %q and --force", steps, err, act)
+		}
+		if n := queryInt(t, c, "select count(*) from pg_constraint where conrelid = 'pgbench_branches'::regclass"); n != 0 {
+			t.Fatalf("-I %s: the user's table got %d constraints", steps, n)
+		}
+		if n := queryInt(t, c, "select vacuum_count + analyze_count from pg_stat_user_tables where relname = 'pgbench_branches'"); n != 0 {
+			t.Fatalf("-I %s: the user's table was vacuumed", steps)
+		}
+	}
 	_, err := Run(context.Background(), Config{Conn: cfg, Schema: workload.DefaultPgbench(), Steps: DefaultSteps, Force: true})
 	if err != nil {
 		t.Fatal(err)

@@ -104,9 +104,13 @@ func (p *parser) addScript(desc, builtin, src string, weight int) error {
 	if err != nil {
 		// pgbench's lines; then, when they do not show it (no caret, or pgbench's
 		// misleading line for \gset), where the error is.
-		p.log.Error("%v", err)
 		var pe *script.ParseError
-		if errors.As(err, &pe) && pe.AtLine > 0 && !(pe.Text != "" && pe.Column > 0 && pe.Line == pe.AtLine) {
+		if !errors.As(err, &pe) {
+			p.log.Error("%v", err)
+			return &Exit{Code: 1}
+		}
+		p.log.Error("%s", pe.Pgbench()) // pgbench's bytes: the whole line, raw
+		if pe.AtLine > 0 && !(pe.Text != "" && pe.Column > 0 && pe.Line == pe.AtLine) {
 			p.log.Detail("the command is at %s", pe.Where())
 		}
 		return &Exit{Code: 1}

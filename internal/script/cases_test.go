@@ -110,6 +110,9 @@ func runScript(name, content string, options []string) (stderr string, debug []s
 		_, err = s.Prepare(mode, 0)
 	}
 	if err != nil {
+		if pe, ok := err.(*ParseError); ok {
+			return "pgbench: error: " + pe.Pgbench() + "\n", nil, 1 // pgbench's bytes
+		}
 		return "pgbench: error: " + err.Error() + "\n", nil, 1
 	}
 	prog := NewProgram(s)

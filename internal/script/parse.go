@@ -138,15 +138,18 @@ func (s *symbols) intern(name string) int32 {
 // arguments).
 func (s *Script) Variables() []string { return append([]string(nil), s.syms.names...) }
 
-// ParseError is a script syntax error, formatted by Error exactly as pgbench
-// prints it after "pgbench: error: " (syntax_error):
+// ParseError is a script syntax error, formatted by Pgbench exactly as
+// pgbench prints it after "pgbench: error: " (syntax_error):
 //
 //	FILE:LINE: MSG[ (DETAIL)][ at column C][ in command "CMD"]
 //	[TEXT
 //	[<C-1 spaces>^ error found here]]
 //
 // "at column" appears only when there is no Text; the caret line only with
-// a Text and a known column.
+// a Text and a known column. Error is the same for pgtrial's own messages,
+// safe to print: TEXT cut to about 200 characters around the column (with
+// "…"), the other parts cut shorter, non-printable bytes escaped (\x00,
+// \r, \xff), the caret under the same character.
 type ParseError struct {
 	File    string
 	Line    int    // 1-based line of the command
@@ -168,23 +171,34 @@ func (e *ParseError) Where() string {
 }
 
 func (e *ParseError) Error() string {
+	text, pad := shownText(e.Text, e.Column-1, shownWidth)
+	return e.format(shortText(e.File, shownWidth), shortText(e.Msg, shownWidth), shortText(e.Detail, 80), shortText(e.Command, 80), text, pad)
+}
+
+// Pgbench is the error as pgbench prints it, byte for byte (the whole line,
+// raw), for pgbench's front end.
+func (e *ParseError) Pgbench() string {
+	return e.format(e.File, e.Msg, e.Detail, e.Command, e.Text, strings.Repeat(" ", max(e.Column-1, 0)))
+}
+
+func (e *ParseError) format(file, msg, detail, command, text, pad string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s:%d: %s", e.File, e.Line, e.Msg)
-	if e.Detail != "" {
-		fmt.Fprintf(&b, " (%s)", e.Detail)
+	fmt.Fprintf(&b, "%s:%d: %s", file, e.Line, msg)
+	if detail != "" {
+		fmt.Fprintf(&b, " (%s)", detail)
 	}
-	if e.Column > 0 && e.Text == "" {
+	if e.Column > 0 && text == "" {
 		fmt.Fprintf(&b, " at column %d", e.Column)
 	}
-	if e.Command != "" {
-		fmt.Fprintf(&b, " in command \"%s\"", e.Command)
+	if command != "" {
+		fmt.Fprintf(&b, " in command \"%s\"", command)
 	}
-	if e.Text != "" {
+	if text != "" {
 		b.WriteByte('\n')
-		b.WriteString(e.Text)
+		b.WriteString(text)
 		if e.Column > 0 {
 			b.WriteByte('\n')
-			b.WriteString(strings.Repeat(" ", e.Column-1))
+			b.WriteString(pad)
 			b.WriteString("^ error found here")
 		}
 	}

@@ -26,6 +26,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+
+	"github.com/pgtrial/pgtrial/internal/pgsession"
 )
 
 // connectTimeout bounds one connection attempt when the connection string sets no
@@ -39,7 +41,9 @@ const cleanupTimeout = 5 * time.Second
 // parseConfig parses a connection string for this package's connections: a bounded
 // connect, and a cancelled context sends the server a cancel request at once (the
 // default only closes the socket, which a backend waiting for a lock does not notice
-// until it is granted).
+// until it is granted). They are pgtrial's own sessions (pgsession.Own) without a
+// statement timeout: setup SQL, ALTER SYSTEM around a restart or an injected VACUUM
+// may take long, and the context bounds them; the role's timeouts do not apply.
 func parseConfig(connString string) (*pgx.ConnConfig, error) {
 	if strings.TrimSpace(connString) == "" {
 		return nil, errors.New("no connection string given")
@@ -51,6 +55,7 @@ func parseConfig(connString string) (*pgx.ConnConfig, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = connectTimeout
 	}
+	pgsession.Own(&cfg.Config, pgsession.NameServerctl, pgsession.Unbounded)
 	cfg.BuildContextWatcherHandler = func(pc *pgconn.PgConn) ctxwatch.Handler {
 		// DeadlineDelay: if the server does not answer the cancel request within 1 s,
 		// the socket is closed and the connection given up.

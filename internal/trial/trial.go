@@ -26,6 +26,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/metrics"
+	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/script"
@@ -153,6 +154,7 @@ func Inspect(ctx context.Context, connString string, needsPgbench bool) (results
 	if err != nil {
 		return results.Target{}, 0, fmt.Errorf("invalid connection string: %w", err)
 	}
+	pgsession.Own(&cfg.Config, pgsession.NameSetup, pgsession.Short) // not the role's statement_timeout
 	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	conn, err := pgx.ConnectConfig(cctx, cfg)
@@ -535,6 +537,20 @@ func (c *Config) eventConfig() map[string]any {
 	return config
 }
 
+// clientConn is the clients' connection config: the user's, with
+// application_name "pgtrial <run>" unless the user named the application
+// (pgtrial's own runs; pgbench's front end names its clients "pgbench" in its
+// connection string, as pgbench does). The role's settings are left alone:
+// they are part of what is measured.
+func (c *Config) clientConn(pgcfg *pgconn.Config) *pgconn.Config {
+	if c.Pgbench != nil {
+		return pgcfg
+	}
+	conn := pgcfg.Copy()
+	pgsession.Client(conn, pgsession.ClientName(c.Dir))
+	return conn
+}
+
 // engineConfig is the engine's config of the run, without its metrics and
 // hooks (OnStart, OnTx): pgtrial's behaviour (reconnecting clients,
 // messages to Out) or, under Pgbench, pgbench's.
@@ -548,7 +564,7 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 		ScriptNames:     names,
 		Weights:         weights,
 		Mode:            c.Mode,
-		Conn:            pgcfg,
+		Conn:            c.clientConn(pgcfg),
 		Clients:         c.Clients,
 		Groups:          c.Threads,
 		Transactions:    c.Transactions,
@@ -594,6 +610,7 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 	}
 	shellOut = &lockedWriter{w: shellOut}
 	cfg.Reconnect = true
+	cfg.PrepareFailsCommand = true // the syntax error, not "prepared statement does not exist"
 	cfg.Log = runLogger
 	cfg.Stdout, cfg.Stderr = shellOut, shellOut
 	cfg.OnNotice = func(n *pgconn.Notice) {
