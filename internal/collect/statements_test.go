@@ -208,10 +208,11 @@ func TestStatementsTwoPhases(t *testing.T) {
 			t.Errorf("the update ran only in the warm-up, yet has a measured row: %+v", r)
 		}
 	}
-	ev, _, _, err := statementsEvidence(cfg.Dir, results.PhaseMeasure, EvidenceTopStatements)
+	se, err := statementsEvidence(cfg.Dir, results.PhaseMeasure, EvidenceTopStatements)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ev := se.list
 	i := slices.IndexFunc(ev, func(c results.StatementCost) bool { return c.Query == stmtTestSelect })
 	if i < 0 || ev[i].Calls != 70 || ev[i].Rows != 70 {
 		t.Errorf("evidence of the measured phase: %+v, want the select with 70 calls", ev)
@@ -274,27 +275,32 @@ func TestExplainStatementsError(t *testing.T) {
 
 func TestStatementsEvidence(t *testing.T) {
 	// Columns in another order than the collector writes them, and some
-	// missing: the reader picks them by name.
-	csvText := `phase,time,elapsed_s,queryid,userid,toplevel,calls,rows,total_exec_ms,shared_blks_hit,shared_blks_read,wal_bytes,query
-warmup,2025-01-01T00:00:10.000Z,10.000,1,10,true,1000,1000,9000.000,1,1,1,select a
-measure,2025-01-01T00:01:10.000Z,70.000,1,10,true,100,100,300.000,1000,100,0,select a
-measure,2025-01-01T00:01:10.000Z,70.000,1,11,true,50,50,150.000,500,50,0,select a
-measure,2025-01-01T00:01:10.000Z,70.000,2,10,true,10,10,500.000,40,20,8000,update b
-measure,2025-01-01T00:01:10.000Z,70.000,3,10,false,5,5,50.000,5,0,0,select nested
-measure,2025-01-01T00:01:10.000Z,70.000,4,10,true,1,1,1.000,1,0,0,select d
-measure,2025-01-01T00:01:10.000Z,70.000,5,10,true,1,1,0.5`
+	// missing: the reader picks them by name. Rows without sessions (an
+	// older pgtrial's file) are the run's.
+	csvText := `phase,time,elapsed_s,queryid,userid,toplevel,sessions,calls,rows,total_exec_ms,shared_blks_hit,shared_blks_read,wal_bytes,query
+warmup,2025-01-01T00:00:10.000Z,10.000,1,10,true,run,1000,1000,9000.000,1,1,1,select a
+measure,2025-01-01T00:01:10.000Z,70.000,1,10,true,run,100,100,300.000,1000,100,0,select a
+measure,2025-01-01T00:01:10.000Z,70.000,1,11,true,,50,50,150.000,500,50,0,select a
+measure,2025-01-01T00:01:10.000Z,70.000,2,10,true,run,10,10,500.000,40,20,8000,update b
+measure,2025-01-01T00:01:10.000Z,70.000,3,10,false,run,5,5,50.000,5,0,0,select nested
+measure,2025-01-01T00:01:10.000Z,70.000,4,10,true,run,1,1,1.000,1,0,0,select d
+measure,2025-01-01T00:01:10.000Z,70.000,,,,other sessions,40,20,49.000,80,0,0,
+measure,2025-01-01T00:01:10.000Z,70.000,6,10,true,run,1,1,0.000,0,0,0,"alter role x password 'secret-old'"
+measure,2025-01-01T00:01:10.000Z,70.000,5,10,true,run,1,1,0.5`
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, results.StatementsFile), []byte(csvText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, calls, rows, err := statementsEvidence(dir, results.PhaseMeasure, 3)
+	se, err := statementsEvidence(dir, results.PhaseMeasure, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Top-level calls and rows of the phase, every statement (not only the
-	// top 3): 100 + 50 + 10 + 1; the nested one is counted in its caller.
-	if calls != 161 || rows != 161 {
-		t.Errorf("calls %d, rows %d; want 161, 161", calls, rows)
+	got, calls, rows := se.list, se.calls, se.rows
+	// Top-level calls and rows of the run's statements of the phase, every
+	// statement (not only the top 3): 100 + 50 + 10 + 1 + 1; the nested
+	// one is counted in its caller, the other sessions apart.
+	if calls != 162 || rows != 162 {
+		t.Errorf("calls %d, rows %d; want 162, 162", calls, rows)
 	}
 	// Top-level time of the phase: 300 + 150 + 500 + 1 = 951 ms (the cut
 	// last line is not read; the nested statement's time is its caller's).
@@ -304,35 +310,48 @@ measure,2025-01-01T00:01:10.000Z,70.000,5,10,true,1,1,0.5`
 		{QueryID: 1, Query: "select a", Calls: 150, Rows: 150, TotalMs: 450, MeanMs: 3, Share: 450 / all, SharedHitPerCall: 10, SharedReadPerCall: 1},
 		{QueryID: 3, Query: "select nested", Calls: 5, Rows: 5, TotalMs: 50, MeanMs: 10, Share: 50 / all, SharedHitPerCall: 1},
 	}
+	close := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	same := func(g, w results.StatementCost) bool {
+		return g.QueryID == w.QueryID && g.Query == w.Query && g.Calls == w.Calls && g.Rows == w.Rows &&
+			close(g.TotalMs, w.TotalMs) && close(g.MeanMs, w.MeanMs) && close(g.Share, w.Share) &&
+			close(g.SharedHitPerCall, w.SharedHitPerCall) && close(g.SharedReadPerCall, w.SharedReadPerCall) &&
+			close(g.WALBytesPerCall, w.WALBytesPerCall)
+	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d statements, want %d: %+v", len(got), len(want), got)
 	}
 	for i := range want {
-		g, w := got[i], want[i]
-		close := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
-		if g.QueryID != w.QueryID || g.Query != w.Query || g.Calls != w.Calls || g.Rows != w.Rows ||
-			!close(g.TotalMs, w.TotalMs) || !close(g.MeanMs, w.MeanMs) || !close(g.Share, w.Share) ||
-			!close(g.SharedHitPerCall, w.SharedHitPerCall) || !close(g.SharedReadPerCall, w.SharedReadPerCall) ||
-			!close(g.WALBytesPerCall, w.WALBytesPerCall) {
-			t.Errorf("statement %d:\n got %+v\nwant %+v", i, g, w)
+		if !same(got[i], want[i]) {
+			t.Errorf("statement %d:\n got %+v\nwant %+v", i, got[i], want[i])
 		}
 	}
+	// The other sessions: one sum, its share of all statements' time.
+	wantOthers := results.StatementCost{Calls: 40, Rows: 20, TotalMs: 49, MeanMs: 49.0 / 40, Share: 49 / (all + 49), SharedHitPerCall: 2}
+	if se.others == nil || !same(*se.others, wantOthers) {
+		t.Errorf("other sessions: %+v, want %+v", se.others, wantOthers)
+	}
 
-	warm, _, _, err := statementsEvidence(dir, results.PhaseWarmup, 0)
+	warm, err := statementsEvidence(dir, results.PhaseWarmup, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(warm) != 1 || warm[0].Calls != 1000 || warm[0].Share != 1 {
+	if len(warm.list) != 1 || warm.list[0].Calls != 1000 || warm.list[0].Share != 1 || warm.others != nil {
 		t.Errorf("warm-up: %+v, want statement 1 alone with 1000 calls", warm)
 	}
-	all5, _, _, err := statementsEvidence(dir, results.PhaseMeasure, 0)
+	all6, err := statementsEvidence(dir, results.PhaseMeasure, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all5) != 4 {
-		t.Errorf("top 0: %d statements, want all 4", len(all5))
+	if len(all6.list) != 5 {
+		t.Errorf("top 0: %d statements, want all 5", len(all6.list))
 	}
-	if _, _, _, err := statementsEvidence(t.TempDir(), results.PhaseMeasure, 3); err == nil {
+	// A text an older pgtrial wrote as the server gave it is redacted.
+	for _, c := range all6.list {
+		if strings.Contains(c.Query, "secret-old") {
+			t.Errorf("statement %d: %q", c.QueryID, c.Query)
+		}
+	}
+	if _, err := statementsEvidence(t.TempDir(), results.PhaseMeasure, 3); err == nil {
 		t.Error("no error without statements.csv")
 	}
 }
@@ -399,7 +418,7 @@ func TestBuildStatementsQuery(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q, err := buildStatementsQuery("public", stmtCols(tt.cols), tt.info)
+			q, err := buildStatementsQuery("public", stmtCols(tt.cols), tt.info, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -413,8 +432,16 @@ func TestBuildStatementsQuery(t *testing.T) {
 					t.Errorf("query has %s:\n%s", c, q.sql)
 				}
 			}
-			if !strings.HasPrefix(q.sql, CollectorSQLMarker) || !strings.Contains(q.sql, `from "public"."pg_stat_statements" where dbid = (select oid from pg_database where datname = current_database())`) {
-				t.Errorf("query does not read this database's entries with the marker:\n%s", q.sql)
+			if !strings.HasPrefix(q.sql, CollectorSQLMarker) || !strings.Contains(q.sql, `from "public"."pg_stat_statements" v, `) {
+				t.Errorf("query does not read the entries with the marker:\n%s", q.sql)
+			}
+			// Another session's text is not read unless --all-statements.
+			if !strings.Contains(q.sql, "case when (v.userid = me.userid and v.dbid = me.dbid) then left(v.query, 1000) end as query") {
+				t.Errorf("query reads other sessions' texts:\n%s", q.sql)
+			}
+			all, err := buildStatementsQuery("public", stmtCols(tt.cols), tt.info, true)
+			if err != nil || !strings.Contains(all.sql, "left(v.query, 1000) as query") {
+				t.Errorf("--all-statements: %v\n%s", err, all.sql)
 			}
 			if q.toplevel != tt.toplevel || q.statsSince != tt.statsSince {
 				t.Errorf("toplevel %v, stats_since %v; want %v, %v", q.toplevel, q.statsSince, tt.toplevel, tt.statsSince)
@@ -429,7 +456,7 @@ func TestBuildStatementsQuery(t *testing.T) {
 			}
 		})
 	}
-	if _, err := buildStatementsQuery("public", stmtCols("userid dbid query calls"), true); err == nil || !strings.Contains(err.Error(), "queryid") {
+	if _, err := buildStatementsQuery("public", stmtCols("userid dbid query calls"), true, false); err == nil || !strings.Contains(err.Error(), "queryid") {
 		t.Errorf("without queryid: %v, want an error naming it", err)
 	}
 }
@@ -453,7 +480,7 @@ func TestBuildStatementsQueryRunsOnServer(t *testing.T) {
 		cols = `userid dbid queryid query calls total_exec_time total_plan_time rows
 		shared_blks_hit shared_blk_read_time shared_blk_write_time wal_bytes`
 	}
-	q, err := buildStatementsQuery("public", stmtCols(cols), false)
+	q, err := buildStatementsQuery("public", stmtCols(cols), false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +550,7 @@ func TestDiffSnapshots(t *testing.T) {
 }
 
 func TestStatementsHeader(t *testing.T) {
-	want := "time elapsed_s phase phase_start queryid userid toplevel calls rows total_exec_ms mean_exec_ms total_plan_ms shared_blks_hit shared_blks_read shared_blks_dirtied shared_blks_written temp_blks_read temp_blks_written wal_records wal_fpi wal_bytes shared_blk_read_ms shared_blk_write_ms query"
+	want := "time elapsed_s phase phase_start queryid userid dbid toplevel sessions calls rows total_exec_ms mean_exec_ms total_plan_ms shared_blks_hit shared_blks_read shared_blks_dirtied shared_blks_written temp_blks_read temp_blks_written wal_records wal_fpi wal_bytes shared_blk_read_ms shared_blk_write_ms query"
 	if got := strings.Join(statementsHeader(), " "); got != want {
 		t.Errorf("header\n got %s\nwant %s", got, want)
 	}
