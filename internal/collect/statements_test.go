@@ -555,3 +555,154 @@ func TestStatementsHeader(t *testing.T) {
 		t.Errorf("header\n got %s\nwant %s", got, want)
 	}
 }
+
+// Issue 14, defect 5: a password another session sets while the run is
+// collected never reaches statements.csv. The run's role in the run's
+// database keeps its statements (their literals redacted); another role in
+// the same database and the same superuser in another database are one
+// "other sessions" row, without text; with AllStatements they have rows
+// of their own, redacted.
+func TestStatementsOtherSessionsKeepNoSecret(t *testing.T) {
+	t.Parallel()
+	ctx := stmtTestCtx(t)
+	url, conn := stmtTestDB(t, ctx)
+	suffix := strings.ToLower(strings.ReplaceAll(fmt.Sprintf("%d", time.Now().UnixNano()), "-", ""))
+	target, other := "h4_target_"+suffix, "h4_other_"+suffix
+	for _, sql := range []string{
+		"create role " + target + " nologin",
+		"create role " + other + " login superuser",
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c := pgtest.Connect(t, ctx, url)
+		for _, sql := range []string{"drop owned by " + other, "drop role if exists " + other, "drop role if exists " + target} {
+			if _, err := c.Exec(ctx, sql); err != nil {
+				t.Logf("%s: %v", sql, err)
+			}
+		}
+	})
+	const prefix = "postgres://postgres@"
+	if !strings.HasPrefix(url, prefix) {
+		t.Fatalf("unexpected test URL %q", url)
+	}
+	otherRole := pgtest.Connect(t, ctx, "postgres://"+other+"@"+strings.TrimPrefix(url, prefix))
+	otherDB := pgtest.Connect(t, ctx, pgtest.ConnString(t))
+	var fdw bool
+	if err := conn.QueryRow(ctx, "select exists (select from pg_available_extensions where name = 'postgres_fdw')").Scan(&fdw); err != nil {
+		t.Fatal(err)
+	}
+
+	s, cfg, _ := stmtStart(t, ctx, url)
+	allCfg := &Config{ConnString: url, Dir: t.TempDir(), RunStart: cfg.RunStart, AllStatements: true}
+	all, err := newStatements(ctx, allCfg, (&testWarnings{}).warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { all.close() })
+	t0 := cfg.RunStart.Add(100 * time.Millisecond)
+	for _, c := range []*statements{s, all} {
+		if err := c.mark(ctx, results.PhaseMeasure, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	exec := func(c *pgx.Conn, sqls ...string) {
+		t.Helper()
+		for _, sql := range sqls {
+			if _, err := c.Exec(ctx, sql); err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+		}
+	}
+	stmtRun(t, ctx, conn, stmtTestSelect, 20)
+	secrets := []string{"secret-own-1", "secret-role-2", "secret-db-3"}
+	exec(conn, "alter role "+target+" password 'secret-own-1'")
+	exec(otherRole, "alter role "+target+" with encrypted password 'secret-role-2'", "select count(*) from t")
+	exec(otherDB, "create role "+target+"_x password 'secret-db-3'", "drop role "+target+"_x")
+	if fdw {
+		secrets = append(secrets, "secret-own-map-4", "secret-other-map-5")
+		exec(conn, "create extension if not exists postgres_fdw",
+			"create server h4_srv foreign data wrapper postgres_fdw options (host 'localhost', dbname 'x')",
+			"create user mapping for "+target+" server h4_srv options (user 'u', password 'secret-own-map-4')")
+		exec(otherDB, "create extension if not exists postgres_fdw",
+			"create server h4_srv foreign data wrapper postgres_fdw options (host 'localhost', dbname 'x')",
+			"create user mapping for "+target+" server h4_srv options (user 'u', password 'secret-other-map-5')",
+			"drop user mapping for "+target+" server h4_srv")
+		exec(conn, "drop user mapping for "+target+" server h4_srv")
+	} else {
+		t.Log("postgres_fdw is not available: CREATE USER MAPPING is not tried")
+	}
+	end := t0.Add(2 * time.Second)
+	for _, c := range []*statements{s, all} {
+		if err := c.finish(ctx, end); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, dir := range []string{cfg.Dir, allCfg.Dir} {
+		data, err := os.ReadFile(filepath.Join(dir, results.StatementsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, secret := range secrets {
+			if strings.Contains(string(data), secret) {
+				t.Errorf("%s holds %q:\n%s", dir, secret, data)
+			}
+		}
+		if fi, err := os.Stat(filepath.Join(dir, results.StatementsFile)); err != nil || fi.Mode().Perm() != results.FileMode {
+			t.Errorf("%s: mode %v (%v), want %v", results.StatementsFile, fi.Mode().Perm(), err, results.FileMode)
+		}
+	}
+
+	rows, err := ReadStatements(cfg.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var others, ownAlter int
+	for _, r := range rows {
+		switch {
+		case r.Sessions == results.SessionsOthers:
+			others++
+			// ALTER ROLE, CREATE ROLE, DROP ROLE, the select of the other
+			// role (and whatever other tests ran on the cluster).
+			if r.Calls < 4 || r.Query != "" || r.QueryID != 0 || r.UserID != 0 {
+				t.Errorf("other sessions row: %+v", r)
+			}
+		case r.Sessions != results.SessionsRun:
+			t.Errorf("a row of another session without --all-statements: %+v", r)
+		case strings.HasPrefix(r.Query, "alter role "+target):
+			ownAlter++
+			if r.Query != "alter role "+target+" password "+results.Redacted {
+				t.Errorf("the run's own ALTER ROLE: %q", r.Query)
+			}
+		}
+	}
+	if others != 1 || ownAlter != 1 {
+		t.Errorf("%d other sessions rows, %d own ALTER ROLE rows; want 1, 1: %+v", others, ownAlter, rows)
+	}
+
+	allRows, err := ReadStatements(allCfg.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var otherAlter int
+	for _, r := range allRows {
+		if r.Sessions == results.SessionsOthers {
+			t.Errorf("--all-statements wrote an other sessions row: %+v", r)
+		}
+		if r.Sessions == results.SessionsOther && strings.Contains(r.Query, "password "+results.Redacted) {
+			otherAlter++
+		}
+	}
+	if otherAlter < 2 {
+		t.Errorf("--all-statements: %d redacted statements of other sessions, want the ALTER ROLE and the CREATE ROLE: %+v", otherAlter, allRows)
+	}
+}
