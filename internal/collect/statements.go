@@ -182,8 +182,8 @@ type stmtKey struct {
 
 // stmtEntry is an entry's cumulative figures at a snapshot.
 type stmtEntry struct {
-	own   bool   // the run's role and database
-	query string // "" for another session's (unless --all-statements)
+	own   bool      // the run's role and database
+	query string    // "" for another session's (unless --all-statements)
 	since time.Time // stats_since (1.11+), zero when unknown
 	v     [numStmtMetrics]float64
 }

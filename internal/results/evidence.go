@@ -117,12 +117,14 @@ type Evidence struct {
 	Calls      int64           `json:"calls,omitempty"`
 	Rows       int64           `json:"rows,omitempty"`
 	Statements []StatementCost `json:"statements,omitempty"` // by total execution time, largest first
+	Autovacuum []TableVacuum   `json:"autovacuum,omitempty"` // tables autovacuumed or autoanalysed in the window
+
 	// OtherSessions is the work of the other roles' and databases'
 	// top-level statements in the window, summed (statements.csv's
 	// SessionsOthers row: no text, no queryid; Share = its time / (its
-	// time + the listed statements' time)); nil when none ran or --all-statements listed them.
+	// time + the listed statements' time)); nil when none ran, or when
+	// --all-statements listed them.
 	OtherSessions *StatementCost `json:"other_sessions,omitempty"`
-	Autovacuum []TableVacuum   `json:"autovacuum,omitempty"` // tables autovacuumed or autoanalysed in the window
 
 	CPU         *CPUShare  `json:"cpu,omitempty"` // the server's machine
 	BusiestDisk *DiskStats `json:"busiest_disk,omitempty"`
