@@ -111,8 +111,8 @@ type Evidence struct {
 	// WaitTypes is every sample's share by wait_event_type ("CPU": active
 	// without a wait), not only the top events of Waits.
 	WaitTypes map[string]float64 `json:"wait_types,omitempty"`
-	// Calls and Rows are the window's top-level statements in
-	// pg_stat_statements (pg_expecto's "operational speed" is their rate,
+	// Calls and Rows are the window's top-level statements of the run's
+	// role in its database in pg_stat_statements (pg_expecto's "operational speed" is their rate,
 	// kept as two series).
 	Calls      int64           `json:"calls,omitempty"`
 	Rows       int64           `json:"rows,omitempty"`
