@@ -18,6 +18,7 @@ type collectOptions struct {
 	waitInterval durationFlag
 	waitSource   string
 	nodeExporter string
+	allStmts     bool
 }
 
 func (c *collectOptions) addFlags(f *pflag.FlagSet) {
@@ -27,6 +28,7 @@ func (c *collectOptions) addFlags(f *pflag.FlagSet) {
 	f.StringSliceVar(&c.kinds, "collect", nil, "collectors to run, comma-separated: "+strings.Join(collect.AllKinds, ",")+" (default all)")
 	f.Var(&c.waitInterval, "wait-interval", "pg_stat_activity sampling period for wait events, 10ms to 1s (a bare number is ms)")
 	f.StringVar(&c.waitSource, "wait-source", c.waitSource, `wait events from "pg_stat_activity" samples ("activity"), the "pg_wait_sampling" extension, or "auto" (the extension when installed)`)
+	f.BoolVar(&c.allStmts, "all-statements", false, "keep every role's and database's statements in statements.csv, with their texts (passwords redacted); by default other sessions are one row without text")
 	f.StringVar(&c.nodeExporter, "node-exporter", "", "OS metrics from this node_exporter (host:port or URL) instead of /proc; needed when the server is on another machine")
 }
 
@@ -67,5 +69,5 @@ func containsString(list []string, s string) bool {
 // the extensions the collectors read (collect.Config.CreateExtensions).
 func (c *collectOptions) config(localCluster bool) trial.Collect {
 	return trial.Collect{Off: c.off, Kinds: c.kinds, WaitInterval: c.waitInterval.d, WaitSource: c.waitSource, NodeExporter: c.nodeExporter,
-		CreateExtensions: localCluster}
+		CreateExtensions: localCluster, AllStatements: c.allStmts}
 }

@@ -112,6 +112,11 @@ type Config struct {
 	// pgtrial owns (the local cluster, `pgtrial local`): on any other server
 	// the collectors never change the database and say what is missing.
 	CreateExtensions bool
+	// AllStatements keeps every role's and database's statements in
+	// statements.csv, each with its text (redacted); by default only the
+	// run's role in the run's database has rows of its own, and the others
+	// are one "other sessions" row without text (results.SessionsOthers).
+	AllStatements bool
 }
 
 // Collector runs the sources of a run.

@@ -62,10 +62,10 @@ func Summarize(dir string, from, to time.Time, interval time.Duration, committed
 		missing(KindWaits, results.WaitsFile)
 	}
 	if has(results.StatementsFile) {
-		s, calls, rows, err := statementsEvidence(dir, results.PhaseMeasure, EvidenceTopStatements)
+		se, err := statementsEvidence(dir, results.PhaseMeasure, EvidenceTopStatements)
 		note("statement evidence", err)
-		ev.Statements, ev.Calls, ev.Rows = s, calls, rows
-		if err == nil && len(s) == 0 {
+		ev.Statements, ev.Calls, ev.Rows, ev.OtherSessions = se.list, se.calls, se.rows, se.others
+		if err == nil && len(se.list) == 0 {
 			reason := "no statements of the measured phase in " + results.StatementsFile + " (no snapshot at its end, or nothing ran)"
 			if w, ok := why[KindStatements]; ok {
 				reason += ": " + w

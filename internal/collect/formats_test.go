@@ -42,7 +42,7 @@ func ReadOS(dir string) ([]OSRow, error)                { return results.ReadOS(
 // the row's time, the phase, the statement's key, then the deltas in
 // stmtMetrics' order (mean_exec_ms after total_exec_ms), then the text.
 func statementsHeader() []string {
-	h := []string{"time", "elapsed_s", "phase", "phase_start", "queryid", "userid", "toplevel"}
+	h := []string{"time", "elapsed_s", "phase", "phase_start", "queryid", "userid", "dbid", "toplevel", "sessions"}
 	for i, m := range stmtMetrics {
 		h = append(h, m.csv)
 		if i == mExecMs {

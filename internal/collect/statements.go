@@ -96,15 +96,19 @@ type stmtQuery struct {
 // buildStatementsQuery builds the snapshot query over schema's
 // pg_stat_statements, whose columns are cols (from pg_attribute), and
 // pg_stat_statements_info when hasInfo (1.9+). The query returns one row
-// per entry of the current database, each with the info's dealloc and
+// per entry of every role and database, each with the info's dealloc and
 // stats_reset (one row with NULL entry columns when there are no entries):
 //
-//	dealloc, stats_reset, userid, queryid, toplevel, stats_since, query, m0 … m14
+//	dealloc, stats_reset, userid, dbid, own, queryid, toplevel, stats_since, query, m0 … m14
 //
-// where m_i is stmtMetrics[i] as float8 (NULL when the column is missing).
-// Numbers are read as float8: wal_bytes is numeric, and a float8 holds
-// every count below 2^53 exactly.
-func buildStatementsQuery(schema string, cols map[string]bool, hasInfo bool) (stmtQuery, error) {
+// where own says the entry is the run's (its userid is the session user's
+// oid, its dbid the current database's: the collector connects as the
+// run's clients do), query is NULL for an entry that is not own unless
+// all (--all-statements: another session's text never leaves the server
+// otherwise), and m_i is stmtMetrics[i] as float8 (NULL when the column is
+// missing). Numbers are read as float8: wal_bytes is numeric, and a float8
+// holds every count below 2^53 exactly.
+func buildStatementsQuery(schema string, cols map[string]bool, hasInfo, all bool) (stmtQuery, error) {
 	var q stmtQuery
 	var need []string
 	for _, c := range []string{"userid", "dbid", "queryid", "query"} {
@@ -116,26 +120,31 @@ func buildStatementsQuery(schema string, cols map[string]bool, hasInfo bool) (st
 		return q, fmt.Errorf("pg_stat_statements has no column %s: not a version pgtrial can read (want 1.8 to 1.12)", strings.Join(need, ", "))
 	}
 	view := pgx.Identifier{schema, "pg_stat_statements"}.Sanitize()
-	sel := []string{"userid::int8 as userid", "queryid"}
+	const own = "(v.userid = me.userid and v.dbid = me.dbid)"
+	sel := []string{"v.userid::int8 as userid", "v.dbid::int8 as dbid", own + " as own", "v.queryid"}
 	if cols["toplevel"] {
 		q.toplevel = true
-		sel = append(sel, "toplevel")
+		sel = append(sel, "v.toplevel")
 	} else {
 		sel = append(sel, "null::bool as toplevel")
 	}
 	if cols["stats_since"] {
 		q.statsSince = true
-		sel = append(sel, "stats_since")
+		sel = append(sel, "v.stats_since")
 	} else {
 		sel = append(sel, "null::timestamptz as stats_since")
 	}
-	sel = append(sel, fmt.Sprintf("left(query, %d) as query", stmtQueryChars))
-	outer := []string{"i.dealloc", "i.stats_reset", "s.userid", "s.queryid", "s.toplevel", "s.stats_since", "s.query"}
+	text := fmt.Sprintf("left(v.query, %d)", stmtQueryChars)
+	if !all {
+		text = "case when " + own + " then " + text + " end"
+	}
+	sel = append(sel, text+" as query")
+	outer := []string{"i.dealloc", "i.stats_reset", "s.userid", "s.dbid", "s.own", "s.queryid", "s.toplevel", "s.stats_since", "s.query"}
 	for i, m := range stmtMetrics {
 		expr := "null::float8"
 		for _, c := range m.cols {
 			if cols[c] {
-				expr = pgx.Identifier{c}.Sanitize() + "::float8"
+				expr = "v." + pgx.Identifier{c}.Sanitize() + "::float8"
 				q.has[i] = true
 				break
 			}
@@ -154,28 +163,32 @@ func buildStatementsQuery(schema string, cols map[string]bool, hasInfo bool) (st
 	if hasInfo {
 		info = "(select dealloc, stats_reset from " + pgx.Identifier{schema, "pg_stat_statements_info"}.Sanitize() + ") i"
 	}
+	me := "(select (select oid from pg_catalog.pg_roles where rolname = session_user) as userid," +
+		" (select oid from pg_catalog.pg_database where datname = current_database()) as dbid) me"
 	q.sql = CollectorSQLMarker + " select " + strings.Join(outer, ", ") +
 		" from " + info + " left join (select " + strings.Join(sel, ", ") +
-		" from " + view + " where dbid = (select oid from pg_database where datname = current_database())) s on true"
+		" from " + view + " v, " + me + ") s on true"
 	return q, nil
 }
 
-// stmtKey identifies a pg_stat_statements entry within the database:
-// toplevel is "true" or "false" (1.9+) or "" (1.8, which has no toplevel).
+// stmtKey identifies a pg_stat_statements entry: toplevel is "true" or
+// "false" (1.9+) or "" (1.8, which has no toplevel).
 type stmtKey struct {
 	userid   int64
+	dbid     int64
 	queryid  int64
 	toplevel string
 }
 
 // stmtEntry is an entry's cumulative figures at a snapshot.
 type stmtEntry struct {
-	query string
+	own   bool      // the run's role and database
+	query string    // "" for another session's (unless --all-statements)
 	since time.Time // stats_since (1.11+), zero when unknown
 	v     [numStmtMetrics]float64
 }
 
-// stmtSnapshot is pg_stat_statements of the target database at one time.
+// stmtSnapshot is pg_stat_statements at one time.
 type stmtSnapshot struct {
 	hasInfo    bool // dealloc and statsReset are known (1.9+)
 	dealloc    int64
@@ -187,6 +200,7 @@ type stmtSnapshot struct {
 // stmtDelta is one statement's work between two snapshots.
 type stmtDelta struct {
 	key   stmtKey
+	own   bool
 	query string
 	v     [numStmtMetrics]float64
 }
@@ -201,7 +215,7 @@ type stmtDelta struct {
 func diffSnapshots(before, after *stmtSnapshot) []stmtDelta {
 	var out []stmtDelta
 	for k, a := range after.entries {
-		d := stmtDelta{key: k, query: a.query, v: a.v}
+		d := stmtDelta{key: k, own: a.own, query: a.query, v: a.v}
 		if b := before.entries[k]; b != nil && b.since.Equal(a.since) && a.v[mCalls] >= b.v[mCalls] {
 			for i := range d.v {
 				d.v[i] -= b.v[i]
@@ -215,7 +229,8 @@ func diffSnapshots(before, after *stmtSnapshot) []stmtDelta {
 		if c := cmp.Compare(y.v[mExecMs], x.v[mExecMs]); c != 0 {
 			return c
 		}
-		return cmp.Or(cmp.Compare(x.key.queryid, y.key.queryid), cmp.Compare(x.key.userid, y.key.userid), strings.Compare(x.key.toplevel, y.key.toplevel))
+		return cmp.Or(cmp.Compare(x.key.queryid, y.key.queryid), cmp.Compare(x.key.userid, y.key.userid),
+			cmp.Compare(x.key.dbid, y.key.dbid), strings.Compare(x.key.toplevel, y.key.toplevel))
 	})
 	return out
 }
@@ -318,7 +333,7 @@ func newStatements(ctx context.Context, cfg *Config, warn warnFunc) (*statements
 	if len(cols) == 0 {
 		return nil, fmt.Errorf("pg_stat_statements %s is installed in database %q but its view %s.pg_stat_statements is missing", *version, db, *schema)
 	}
-	s.q, err = buildStatementsQuery(*schema, cols, hasInfo)
+	s.q, err = buildStatementsQuery(*schema, cols, hasInfo, cfg.AllStatements)
 	if err != nil {
 		return nil, fmt.Errorf("pg_stat_statements %s: %w", *version, err)
 	}
@@ -383,13 +398,15 @@ func (s *statements) readSnapshot(ctx context.Context) (*stmtSnapshot, error) {
 		dealloc    *int64
 		statsReset *time.Time
 		userid     *int64
+		dbid       *int64
+		own        *bool
 		queryid    *int64
 		toplevel   *bool
 		since      *time.Time
 		query      *string
 		vals       [numStmtMetrics]*float64
 	)
-	dest := []any{&dealloc, &statsReset, &userid, &queryid, &toplevel, &since, &query}
+	dest := []any{&dealloc, &statsReset, &userid, &dbid, &own, &queryid, &toplevel, &since, &query}
 	for i := range vals {
 		dest = append(dest, &vals[i])
 	}
@@ -419,10 +436,13 @@ func (s *statements) readSnapshot(ctx context.Context) (*stmtSnapshot, error) {
 			continue // pgtrial's own collectors
 		}
 		k := stmtKey{userid: *userid, queryid: *queryid}
+		if dbid != nil {
+			k.dbid = *dbid
+		}
 		if toplevel != nil {
 			k.toplevel = strconv.FormatBool(*toplevel)
 		}
-		e := &stmtEntry{}
+		e := &stmtEntry{own: own != nil && *own}
 		if query != nil {
 			e.query = *query
 		}
@@ -505,29 +525,60 @@ func (s *statements) writePhase(before, after *stmtSnapshot, phase string, start
 	}
 	if after.hidden > 0 && !s.warnedHidden {
 		s.warnedHidden = true
-		s.warn("pg_stat_statements hides the queryid of %d statements of other roles from the collector's role: they are left out of %s (grant pg_read_all_stats)", after.hidden, results.StatementsFile)
+		s.warn("pg_stat_statements hides the queryid of %d statements of other roles from the collector's role: they are left out of %s's %q row (grant pg_read_all_stats to count them)", after.hidden, results.StatementsFile, results.SessionsOthers)
 	}
 	tm, elapsed := rowTime(s.cfg.RunStart, end)
 	phaseStart := start.UTC().Format(timeFormat)
+	// others sums the other sessions' top-level deltas (nested statements'
+	// work is already in their callers').
+	var others [numStmtMetrics]float64
 	for _, d := range diffSnapshots(before, after) {
-		row := []string{tm, elapsed, phase, phaseStart,
-			strconv.FormatInt(d.key.queryid, 10), strconv.FormatInt(d.key.userid, 10), d.key.toplevel}
-		for i, m := range stmtMetrics {
-			row = append(row, s.format(i, d.v[i], m.ms))
-			if i == mExecMs {
-				mean := ""
-				if s.q.has[mExecMs] {
-					mean = strconv.FormatFloat(d.v[mExecMs]/d.v[mCalls], 'f', 3, 64)
+		sessions := results.SessionsRun
+		if !d.own {
+			if !s.cfg.AllStatements {
+				if d.key.toplevel != "false" {
+					for i := range others {
+						others[i] += d.v[i]
+					}
 				}
-				row = append(row, mean)
+				continue
 			}
+			sessions = results.SessionsOther
 		}
-		row = append(row, d.query)
+		row := []string{tm, elapsed, phase, phaseStart,
+			strconv.FormatInt(d.key.queryid, 10), strconv.FormatInt(d.key.userid, 10), strconv.FormatInt(d.key.dbid, 10),
+			d.key.toplevel, sessions}
+		row = s.appendFigures(row, &d.v)
+		row = append(row, results.RedactSQL(d.query))
+		if err := s.out.Write(row); err != nil {
+			return err
+		}
+	}
+	if others[mCalls] > 0 {
+		row := []string{tm, elapsed, phase, phaseStart, "", "", "", "", results.SessionsOthers}
+		row = s.appendFigures(row, &others)
+		row = append(row, "")
 		if err := s.out.Write(row); err != nil {
 			return err
 		}
 	}
 	return s.out.Flush()
+}
+
+// appendFigures appends v's figures in StatementsHeader's order
+// (mean_exec_ms = total_exec_ms / calls after total_exec_ms).
+func (s *statements) appendFigures(row []string, v *[numStmtMetrics]float64) []string {
+	for i, m := range stmtMetrics {
+		row = append(row, s.format(i, v[i], m.ms))
+		if i == mExecMs {
+			mean := ""
+			if s.q.has[mExecMs] && v[mCalls] > 0 {
+				mean = strconv.FormatFloat(v[mExecMs]/v[mCalls], 'f', 3, 64)
+			}
+			row = append(row, mean)
+		}
+	}
+	return row
 }
 
 // format writes figure i: "" when the extension has no column for it, ms
@@ -557,50 +608,44 @@ func (s *statements) close() error {
 	return err
 }
 
+// stmtEvidence is statementsEvidence's result.
+type stmtEvidence struct {
+	list        []results.StatementCost
+	calls, rows int64                  // the run's top-level statements
+	others      *results.StatementCost // the SessionsOthers rows summed; nil when none
+}
+
 // statementsEvidence is the top statements of phase in dir's
 // statements.csv, by total execution time: rows summed per queryid (over
 // roles and nesting levels), at most top of them (all when top <= 0).
 // Share = the statement's total execution time / the total of all
-// top-level statements of the phase (nested statements' time is already in
-// their callers'); the per-call figures are the phase's sums / its calls.
-func statementsEvidence(dir string, phase string, top int) (list []results.StatementCost, calls, rowCount int64, err error) {
+// top-level statements listed (the run's, and with --all-statements the
+// other sessions'; nested statements' time is already in their callers');
+// the per-call figures are the phase's sums / its calls. Calls and rows
+// count the run's top-level statements. The SessionsOthers row is summed
+// apart into others (its Share is of that total plus its own time: the
+// share of all statements' time that was other sessions'). Texts are redacted
+// again: a file of an older pgtrial kept them as the server gave them.
+func statementsEvidence(dir string, phase string, top int) (stmtEvidence, error) {
+	var ev stmtEvidence
 	rows, err := results.ReadStatements(dir)
 	if err != nil {
-		return nil, 0, 0, err
+		return ev, err
 	}
 	type sum struct {
 		cost           results.StatementCost
 		hit, read, wal int64
 		queryMs        float64 // execution time of the row whose text is kept
 	}
-	byID := map[int64]*sum{}
-	var all float64 // ms
-	for _, r := range rows {
-		if r.Phase != phase {
-			continue
-		}
-		if !r.Nested {
-			all += r.TotalExecMs
-			calls += r.Calls
-			rowCount += r.Rows
-		}
-		s := byID[r.QueryID]
-		if s == nil {
-			s = &sum{cost: results.StatementCost{QueryID: r.QueryID}}
-			byID[r.QueryID] = s
-		}
+	add := func(s *sum, r *results.StatementRow) {
 		s.cost.Calls += r.Calls
 		s.cost.Rows += r.Rows
 		s.cost.TotalMs += r.TotalExecMs
 		s.hit += r.SharedBlksHit
 		s.read += r.SharedBlksRead
 		s.wal += r.WALBytes
-		if s.cost.Query == "" || r.TotalExecMs > s.queryMs {
-			s.cost.Query, s.queryMs = r.Query, r.TotalExecMs
-		}
 	}
-	out := make([]results.StatementCost, 0, len(byID))
-	for _, s := range byID {
+	perCall := func(s *sum, all float64) results.StatementCost {
 		c := s.cost
 		if c.Calls > 0 {
 			n := float64(c.Calls)
@@ -612,7 +657,43 @@ func statementsEvidence(dir string, phase string, top int) (list []results.State
 		if all > 0 {
 			c.Share = c.TotalMs / all
 		}
-		out = append(out, c)
+		return c
+	}
+	byID := map[int64]*sum{}
+	var others *sum
+	var all float64 // ms
+	for i := range rows {
+		r := &rows[i]
+		if r.Phase != phase {
+			continue
+		}
+		if r.Sessions == results.SessionsOthers {
+			if others == nil {
+				others = &sum{}
+			}
+			add(others, r)
+			continue
+		}
+		if !r.Nested {
+			all += r.TotalExecMs
+			if r.Sessions == results.SessionsRun {
+				ev.calls += r.Calls
+				ev.rows += r.Rows
+			}
+		}
+		s := byID[r.QueryID]
+		if s == nil {
+			s = &sum{cost: results.StatementCost{QueryID: r.QueryID}}
+			byID[r.QueryID] = s
+		}
+		add(s, r)
+		if s.cost.Query == "" || r.TotalExecMs > s.queryMs {
+			s.cost.Query, s.queryMs = results.RedactSQL(r.Query), r.TotalExecMs
+		}
+	}
+	out := make([]results.StatementCost, 0, len(byID))
+	for _, s := range byID {
+		out = append(out, perCall(s, all))
 	}
 	slices.SortFunc(out, func(x, y results.StatementCost) int {
 		return cmp.Or(cmp.Compare(y.TotalMs, x.TotalMs), cmp.Compare(x.QueryID, y.QueryID))
@@ -620,5 +701,10 @@ func statementsEvidence(dir string, phase string, top int) (list []results.State
 	if top > 0 && len(out) > top {
 		out = out[:top]
 	}
-	return out, calls, rowCount, nil
+	ev.list = out
+	if others != nil {
+		c := perCall(others, all+others.cost.TotalMs)
+		ev.others = &c
+	}
+	return ev, nil
 }

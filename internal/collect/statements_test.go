@@ -208,10 +208,11 @@ func TestStatementsTwoPhases(t *testing.T) {
 			t.Errorf("the update ran only in the warm-up, yet has a measured row: %+v", r)
 		}
 	}
-	ev, _, _, err := statementsEvidence(cfg.Dir, results.PhaseMeasure, EvidenceTopStatements)
+	se, err := statementsEvidence(cfg.Dir, results.PhaseMeasure, EvidenceTopStatements)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ev := se.list
 	i := slices.IndexFunc(ev, func(c results.StatementCost) bool { return c.Query == stmtTestSelect })
 	if i < 0 || ev[i].Calls != 70 || ev[i].Rows != 70 {
 		t.Errorf("evidence of the measured phase: %+v, want the select with 70 calls", ev)
@@ -274,27 +275,32 @@ func TestExplainStatementsError(t *testing.T) {
 
 func TestStatementsEvidence(t *testing.T) {
 	// Columns in another order than the collector writes them, and some
-	// missing: the reader picks them by name.
-	csvText := `phase,time,elapsed_s,queryid,userid,toplevel,calls,rows,total_exec_ms,shared_blks_hit,shared_blks_read,wal_bytes,query
-warmup,2025-01-01T00:00:10.000Z,10.000,1,10,true,1000,1000,9000.000,1,1,1,select a
-measure,2025-01-01T00:01:10.000Z,70.000,1,10,true,100,100,300.000,1000,100,0,select a
-measure,2025-01-01T00:01:10.000Z,70.000,1,11,true,50,50,150.000,500,50,0,select a
-measure,2025-01-01T00:01:10.000Z,70.000,2,10,true,10,10,500.000,40,20,8000,update b
-measure,2025-01-01T00:01:10.000Z,70.000,3,10,false,5,5,50.000,5,0,0,select nested
-measure,2025-01-01T00:01:10.000Z,70.000,4,10,true,1,1,1.000,1,0,0,select d
-measure,2025-01-01T00:01:10.000Z,70.000,5,10,true,1,1,0.5`
+	// missing: the reader picks them by name. Rows without sessions (an
+	// older pgtrial's file) are the run's.
+	csvText := `phase,time,elapsed_s,queryid,userid,toplevel,sessions,calls,rows,total_exec_ms,shared_blks_hit,shared_blks_read,wal_bytes,query
+warmup,2025-01-01T00:00:10.000Z,10.000,1,10,true,run,1000,1000,9000.000,1,1,1,select a
+measure,2025-01-01T00:01:10.000Z,70.000,1,10,true,run,100,100,300.000,1000,100,0,select a
+measure,2025-01-01T00:01:10.000Z,70.000,1,11,true,,50,50,150.000,500,50,0,select a
+measure,2025-01-01T00:01:10.000Z,70.000,2,10,true,run,10,10,500.000,40,20,8000,update b
+measure,2025-01-01T00:01:10.000Z,70.000,3,10,false,run,5,5,50.000,5,0,0,select nested
+measure,2025-01-01T00:01:10.000Z,70.000,4,10,true,run,1,1,1.000,1,0,0,select d
+measure,2025-01-01T00:01:10.000Z,70.000,,,,other sessions,40,20,49.000,80,0,0,
+measure,2025-01-01T00:01:10.000Z,70.000,6,10,true,run,1,1,0.000,0,0,0,"alter role x password 'secret-old'"
+measure,2025-01-01T00:01:10.000Z,70.000,5,10,true,run,1,1,0.5`
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, results.StatementsFile), []byte(csvText), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, calls, rows, err := statementsEvidence(dir, results.PhaseMeasure, 3)
+	se, err := statementsEvidence(dir, results.PhaseMeasure, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Top-level calls and rows of the phase, every statement (not only the
-	// top 3): 100 + 50 + 10 + 1; the nested one is counted in its caller.
-	if calls != 161 || rows != 161 {
-		t.Errorf("calls %d, rows %d; want 161, 161", calls, rows)
+	got, calls, rows := se.list, se.calls, se.rows
+	// Top-level calls and rows of the run's statements of the phase, every
+	// statement (not only the top 3): 100 + 50 + 10 + 1 + 1; the nested
+	// one is counted in its caller, the other sessions apart.
+	if calls != 162 || rows != 162 {
+		t.Errorf("calls %d, rows %d; want 162, 162", calls, rows)
 	}
 	// Top-level time of the phase: 300 + 150 + 500 + 1 = 951 ms (the cut
 	// last line is not read; the nested statement's time is its caller's).
@@ -304,35 +310,48 @@ measure,2025-01-01T00:01:10.000Z,70.000,5,10,true,1,1,0.5`
 		{QueryID: 1, Query: "select a", Calls: 150, Rows: 150, TotalMs: 450, MeanMs: 3, Share: 450 / all, SharedHitPerCall: 10, SharedReadPerCall: 1},
 		{QueryID: 3, Query: "select nested", Calls: 5, Rows: 5, TotalMs: 50, MeanMs: 10, Share: 50 / all, SharedHitPerCall: 1},
 	}
+	close := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	same := func(g, w results.StatementCost) bool {
+		return g.QueryID == w.QueryID && g.Query == w.Query && g.Calls == w.Calls && g.Rows == w.Rows &&
+			close(g.TotalMs, w.TotalMs) && close(g.MeanMs, w.MeanMs) && close(g.Share, w.Share) &&
+			close(g.SharedHitPerCall, w.SharedHitPerCall) && close(g.SharedReadPerCall, w.SharedReadPerCall) &&
+			close(g.WALBytesPerCall, w.WALBytesPerCall)
+	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d statements, want %d: %+v", len(got), len(want), got)
 	}
 	for i := range want {
-		g, w := got[i], want[i]
-		close := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
-		if g.QueryID != w.QueryID || g.Query != w.Query || g.Calls != w.Calls || g.Rows != w.Rows ||
-			!close(g.TotalMs, w.TotalMs) || !close(g.MeanMs, w.MeanMs) || !close(g.Share, w.Share) ||
-			!close(g.SharedHitPerCall, w.SharedHitPerCall) || !close(g.SharedReadPerCall, w.SharedReadPerCall) ||
-			!close(g.WALBytesPerCall, w.WALBytesPerCall) {
-			t.Errorf("statement %d:\n got %+v\nwant %+v", i, g, w)
+		if !same(got[i], want[i]) {
+			t.Errorf("statement %d:\n got %+v\nwant %+v", i, got[i], want[i])
 		}
 	}
+	// The other sessions: one sum, its share of all statements' time.
+	wantOthers := results.StatementCost{Calls: 40, Rows: 20, TotalMs: 49, MeanMs: 49.0 / 40, Share: 49 / (all + 49), SharedHitPerCall: 2}
+	if se.others == nil || !same(*se.others, wantOthers) {
+		t.Errorf("other sessions: %+v, want %+v", se.others, wantOthers)
+	}
 
-	warm, _, _, err := statementsEvidence(dir, results.PhaseWarmup, 0)
+	warm, err := statementsEvidence(dir, results.PhaseWarmup, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(warm) != 1 || warm[0].Calls != 1000 || warm[0].Share != 1 {
+	if len(warm.list) != 1 || warm.list[0].Calls != 1000 || warm.list[0].Share != 1 || warm.others != nil {
 		t.Errorf("warm-up: %+v, want statement 1 alone with 1000 calls", warm)
 	}
-	all5, _, _, err := statementsEvidence(dir, results.PhaseMeasure, 0)
+	all6, err := statementsEvidence(dir, results.PhaseMeasure, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(all5) != 4 {
-		t.Errorf("top 0: %d statements, want all 4", len(all5))
+	if len(all6.list) != 5 {
+		t.Errorf("top 0: %d statements, want all 5", len(all6.list))
 	}
-	if _, _, _, err := statementsEvidence(t.TempDir(), results.PhaseMeasure, 3); err == nil {
+	// A text an older pgtrial wrote as the server gave it is redacted.
+	for _, c := range all6.list {
+		if strings.Contains(c.Query, "secret-old") {
+			t.Errorf("statement %d: %q", c.QueryID, c.Query)
+		}
+	}
+	if _, err := statementsEvidence(t.TempDir(), results.PhaseMeasure, 3); err == nil {
 		t.Error("no error without statements.csv")
 	}
 }
@@ -399,7 +418,7 @@ func TestBuildStatementsQuery(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			q, err := buildStatementsQuery("public", stmtCols(tt.cols), tt.info)
+			q, err := buildStatementsQuery("public", stmtCols(tt.cols), tt.info, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -413,8 +432,16 @@ func TestBuildStatementsQuery(t *testing.T) {
 					t.Errorf("query has %s:\n%s", c, q.sql)
 				}
 			}
-			if !strings.HasPrefix(q.sql, CollectorSQLMarker) || !strings.Contains(q.sql, `from "public"."pg_stat_statements" where dbid = (select oid from pg_database where datname = current_database())`) {
-				t.Errorf("query does not read this database's entries with the marker:\n%s", q.sql)
+			if !strings.HasPrefix(q.sql, CollectorSQLMarker) || !strings.Contains(q.sql, `from "public"."pg_stat_statements" v, `) {
+				t.Errorf("query does not read the entries with the marker:\n%s", q.sql)
+			}
+			// Another session's text is not read unless --all-statements.
+			if !strings.Contains(q.sql, "case when (v.userid = me.userid and v.dbid = me.dbid) then left(v.query, 1000) end as query") {
+				t.Errorf("query reads other sessions' texts:\n%s", q.sql)
+			}
+			all, err := buildStatementsQuery("public", stmtCols(tt.cols), tt.info, true)
+			if err != nil || !strings.Contains(all.sql, "left(v.query, 1000) as query") {
+				t.Errorf("--all-statements: %v\n%s", err, all.sql)
 			}
 			if q.toplevel != tt.toplevel || q.statsSince != tt.statsSince {
 				t.Errorf("toplevel %v, stats_since %v; want %v, %v", q.toplevel, q.statsSince, tt.toplevel, tt.statsSince)
@@ -429,7 +456,7 @@ func TestBuildStatementsQuery(t *testing.T) {
 			}
 		})
 	}
-	if _, err := buildStatementsQuery("public", stmtCols("userid dbid query calls"), true); err == nil || !strings.Contains(err.Error(), "queryid") {
+	if _, err := buildStatementsQuery("public", stmtCols("userid dbid query calls"), true, false); err == nil || !strings.Contains(err.Error(), "queryid") {
 		t.Errorf("without queryid: %v, want an error naming it", err)
 	}
 }
@@ -453,7 +480,7 @@ func TestBuildStatementsQueryRunsOnServer(t *testing.T) {
 		cols = `userid dbid queryid query calls total_exec_time total_plan_time rows
 		shared_blks_hit shared_blk_read_time shared_blk_write_time wal_bytes`
 	}
-	q, err := buildStatementsQuery("public", stmtCols(cols), false)
+	q, err := buildStatementsQuery("public", stmtCols(cols), false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,8 +550,159 @@ func TestDiffSnapshots(t *testing.T) {
 }
 
 func TestStatementsHeader(t *testing.T) {
-	want := "time elapsed_s phase phase_start queryid userid toplevel calls rows total_exec_ms mean_exec_ms total_plan_ms shared_blks_hit shared_blks_read shared_blks_dirtied shared_blks_written temp_blks_read temp_blks_written wal_records wal_fpi wal_bytes shared_blk_read_ms shared_blk_write_ms query"
+	want := "time elapsed_s phase phase_start queryid userid dbid toplevel sessions calls rows total_exec_ms mean_exec_ms total_plan_ms shared_blks_hit shared_blks_read shared_blks_dirtied shared_blks_written temp_blks_read temp_blks_written wal_records wal_fpi wal_bytes shared_blk_read_ms shared_blk_write_ms query"
 	if got := strings.Join(statementsHeader(), " "); got != want {
 		t.Errorf("header\n got %s\nwant %s", got, want)
+	}
+}
+
+// Issue 14, defect 5: a password another session sets while the run is
+// collected never reaches statements.csv. The run's role in the run's
+// database keeps its statements (their literals redacted); another role in
+// the same database and the same superuser in another database are one
+// "other sessions" row, without text; with AllStatements they have rows
+// of their own, redacted.
+func TestStatementsOtherSessionsKeepNoSecret(t *testing.T) {
+	t.Parallel()
+	ctx := stmtTestCtx(t)
+	url, conn := stmtTestDB(t, ctx)
+	suffix := strings.ToLower(strings.ReplaceAll(fmt.Sprintf("%d", time.Now().UnixNano()), "-", ""))
+	target, other := "h4_target_"+suffix, "h4_other_"+suffix
+	for _, sql := range []string{
+		"create role " + target + " nologin",
+		"create role " + other + " login superuser",
+	} {
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c := pgtest.Connect(t, ctx, url)
+		for _, sql := range []string{"drop owned by " + other, "drop role if exists " + other, "drop role if exists " + target} {
+			if _, err := c.Exec(ctx, sql); err != nil {
+				t.Logf("%s: %v", sql, err)
+			}
+		}
+	})
+	const prefix = "postgres://postgres@"
+	if !strings.HasPrefix(url, prefix) {
+		t.Fatalf("unexpected test URL %q", url)
+	}
+	otherRole := pgtest.Connect(t, ctx, "postgres://"+other+"@"+strings.TrimPrefix(url, prefix))
+	otherDB := pgtest.Connect(t, ctx, pgtest.ConnString(t))
+	var fdw bool
+	if err := conn.QueryRow(ctx, "select exists (select from pg_available_extensions where name = 'postgres_fdw')").Scan(&fdw); err != nil {
+		t.Fatal(err)
+	}
+
+	s, cfg, _ := stmtStart(t, ctx, url)
+	allCfg := &Config{ConnString: url, Dir: t.TempDir(), RunStart: cfg.RunStart, AllStatements: true}
+	all, err := newStatements(ctx, allCfg, (&testWarnings{}).warn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { all.close() })
+	t0 := cfg.RunStart.Add(100 * time.Millisecond)
+	for _, c := range []*statements{s, all} {
+		if err := c.mark(ctx, results.PhaseMeasure, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	exec := func(c *pgx.Conn, sqls ...string) {
+		t.Helper()
+		for _, sql := range sqls {
+			if _, err := c.Exec(ctx, sql); err != nil {
+				t.Fatalf("%s: %v", sql, err)
+			}
+		}
+	}
+	stmtRun(t, ctx, conn, stmtTestSelect, 20)
+	secrets := []string{"secret-own-1", "secret-role-2", "secret-db-3"}
+	exec(conn, "alter role "+target+" password 'secret-own-1'")
+	exec(otherRole, "alter role "+target+" with encrypted password 'secret-role-2'", "select count(*) from t")
+	exec(otherDB, "create role "+target+"_x password 'secret-db-3'", "drop role "+target+"_x")
+	if fdw {
+		secrets = append(secrets, "secret-own-map-4", "secret-other-map-5")
+		exec(conn, "create extension if not exists postgres_fdw",
+			"create server h4_srv foreign data wrapper postgres_fdw options (host 'localhost', dbname 'x')",
+			"create user mapping for "+target+" server h4_srv options (user 'u', password 'secret-own-map-4')")
+		exec(otherDB, "create extension if not exists postgres_fdw",
+			"create server h4_srv foreign data wrapper postgres_fdw options (host 'localhost', dbname 'x')",
+			"create user mapping for "+target+" server h4_srv options (user 'u', password 'secret-other-map-5')",
+			"drop user mapping for "+target+" server h4_srv")
+		exec(conn, "drop user mapping for "+target+" server h4_srv")
+	} else {
+		t.Log("postgres_fdw is not available: CREATE USER MAPPING is not tried")
+	}
+	end := t0.Add(2 * time.Second)
+	for _, c := range []*statements{s, all} {
+		if err := c.finish(ctx, end); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	for _, dir := range []string{cfg.Dir, allCfg.Dir} {
+		data, err := os.ReadFile(filepath.Join(dir, results.StatementsFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, secret := range secrets {
+			if strings.Contains(string(data), secret) {
+				t.Errorf("%s holds %q:\n%s", dir, secret, data)
+			}
+		}
+		if fi, err := os.Stat(filepath.Join(dir, results.StatementsFile)); err != nil || fi.Mode().Perm() != results.FileMode {
+			t.Errorf("%s: mode %v (%v), want %v", results.StatementsFile, fi.Mode().Perm(), err, results.FileMode)
+		}
+	}
+
+	rows, err := ReadStatements(cfg.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var others, ownAlter int
+	for _, r := range rows {
+		switch {
+		case r.Sessions == results.SessionsOthers:
+			others++
+			// ALTER ROLE, CREATE ROLE, DROP ROLE, the select of the other
+			// role (and whatever other tests ran on the cluster).
+			if r.Calls < 4 || r.Query != "" || r.QueryID != 0 || r.UserID != 0 {
+				t.Errorf("other sessions row: %+v", r)
+			}
+		case r.Sessions != results.SessionsRun:
+			t.Errorf("a row of another session without --all-statements: %+v", r)
+		case strings.HasPrefix(r.Query, "alter role "+target):
+			ownAlter++
+			if r.Query != "alter role "+target+" password "+results.Redacted {
+				t.Errorf("the run's own ALTER ROLE: %q", r.Query)
+			}
+		}
+	}
+	if others != 1 || ownAlter != 1 {
+		t.Errorf("%d other sessions rows, %d own ALTER ROLE rows; want 1, 1: %+v", others, ownAlter, rows)
+	}
+
+	allRows, err := ReadStatements(allCfg.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var otherAlter int
+	for _, r := range allRows {
+		if r.Sessions == results.SessionsOthers {
+			t.Errorf("--all-statements wrote an other sessions row: %+v", r)
+		}
+		if r.Sessions == results.SessionsOther && strings.Contains(r.Query, "password "+results.Redacted) {
+			otherAlter++
+		}
+	}
+	if otherAlter < 2 {
+		t.Errorf("--all-statements: %d redacted statements of other sessions, want the ALTER ROLE and the CREATE ROLE: %+v", otherAlter, allRows)
 	}
 }

@@ -130,8 +130,8 @@ func (r *runner) execute(ctx context.Context, body func(context.Context) error, 
 	if _, err := os.Stat(filepath.Join(env.Dir, File)); err == nil {
 		return nil, fmt.Errorf("%s already holds an experiment; choose a new directory", env.Dir)
 	}
-	if err := os.MkdirAll(filepath.Join(env.Dir, RunsDir), 0o755); err != nil {
-		return nil, fmt.Errorf("create the experiment directory: %w", err)
+	if err := results.MakeDirs("experiment directory", env.Dir, filepath.Join(env.Dir, RunsDir)); err != nil {
+		return nil, err
 	}
 	r.rec = r.newRecord()
 	if err := r.rec.write(env.Dir); err != nil {

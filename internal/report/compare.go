@@ -63,7 +63,7 @@ func Compare(rep *compare.Report) *Doc {
 			how = " (queryid differs between the sides: matched by query text)"
 		}
 		stmts.Lines = append(stmts.Lines, fmt.Sprintf("%s  queryid %d%s: %s",
-			strings.TrimPrefix(m.Metric, "blocks/call "), m.QueryID, how, format.OneLine(m.Query, 90)))
+			strings.TrimPrefix(m.Metric, "blocks/call "), m.QueryID, how, format.OneLine(results.RedactSQL(m.Query), 90)))
 	}
 	if len(stmts.Lines) > 0 {
 		d.Add(stmts)

@@ -128,6 +128,10 @@ func (e *evidence) statementRates() {
 		e.t.AddRow("statements", fmt.Sprintf("calls/s %s, rows/s %s (top level)",
 			format.Rate(float64(ev.Calls)/sec), format.Rate(float64(ev.Rows)/sec)))
 	}
+	if o := ev.OtherSessions; o != nil {
+		e.t.AddRow("other sessions", fmt.Sprintf("%d calls, %s ms, %s of statement time (other roles and databases; their texts are not kept)",
+			o.Calls, format.Ms(o.TotalMs), format.Share(o.Share)))
+	}
 }
 
 // waitsTable is the waits of active client sessions: each event's share of
@@ -146,13 +150,14 @@ func waitsTable(waits []results.WaitShare) *Table {
 
 // statementsTable is the statements by total execution time: share of the
 // window's execution time, calls, mean ms, shared blocks hit and read per
-// call, and the query's text on one line.
+// call, and the query's text on one line, redacted (a run.json of an older
+// pgtrial kept it as the server gave it).
 func statementsTable(sts []results.StatementCost) *Table {
 	t := &Table{Attached: true, Title: "statements by total time:",
 		Head: []string{"share", "calls", "mean ms", "hit/call", "read/call", "query"}}
 	for _, st := range sts {
 		t.AddRow(format.Share(st.Share), strconv.FormatInt(st.Calls, 10), format.MsFixed(st.MeanMs),
-			format.Sig3(st.SharedHitPerCall), format.Sig3(st.SharedReadPerCall), format.OneLine(st.Query, evidenceQueryRunes))
+			format.Sig3(st.SharedHitPerCall), format.Sig3(st.SharedReadPerCall), format.OneLine(results.RedactSQL(st.Query), evidenceQueryRunes))
 	}
 	return t
 }

@@ -60,6 +60,24 @@ func TestEvidenceMissingAndCheckpointStart(t *testing.T) {
 	}
 }
 
+// Other sessions' work is one line without text, and a statement's text in
+// a run.json of an older pgtrial is redacted when shown (issue 14).
+func TestEvidenceOtherSessionsAndRedaction(t *testing.T) {
+	from := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	ev := &results.Evidence{From: from, To: from.Add(time.Minute), Calls: 600, Rows: 600, Statements: []results.StatementCost{
+		{Calls: 600, Query: "select 1", Share: 0.9},
+		{Calls: 1, Query: "ALTER ROLE x PASSWORD 'secret-old-run'", Share: 0.1}},
+		OtherSessions: &results.StatementCost{Calls: 40, TotalMs: 49, Share: 0.05}}
+	out := evidenceText(t, ev, []string{results.EvidenceStatements})
+	wantAll(t, "the evidence", out,
+		"  other sessions  40 calls, 49.0 ms, 5.00 % of statement time (other roles and databases; their texts are not kept)\n",
+		"ALTER ROLE x PASSWORD '<redacted>'\n",
+	)
+	if strings.Contains(out, "secret-old-run") {
+		t.Errorf("a password in the evidence:\n%s", out)
+	}
+}
+
 // A whole group that is missing is one row with its reason; the OS figures
 // are shares of the machine's CPU time.
 func TestEvidenceServerMissingAndOS(t *testing.T) {

@@ -36,10 +36,10 @@ type CSVWriter struct {
 	fields int // columns of the header
 }
 
-// CreateCSV creates dir/name with the header row, flushed. It refuses an
+// CreateCSV creates dir/name (FileMode) with the header row, flushed. It refuses an
 // existing file (a run directory is written once).
 func CreateCSV(dir, name string, header []string) (*CSVWriter, error) {
-	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, FileMode)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", name, err)
 	}

@@ -31,7 +31,8 @@ type Dir struct {
 	events   *os.File
 }
 
-// Create makes the run directory dir (with parents) and starts a run in it:
+// Create makes the run directory dir (with parents; MakeDirs: DirMode, never
+// through a symbolic link) and starts a run in it (files FileMode):
 // run.json (written atomically), latency.hlog with its header, timeline.csv
 // with its header row, and an empty events.jsonl. It refuses a directory that
 // already holds a run.json, or any of the other files.
@@ -43,8 +44,8 @@ func Create(dir string, run *Run) (*Dir, error) {
 	if run == nil {
 		return nil, errors.New("create run directory: no run")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create run directory: %w", err)
+	if err := MakeDirs("run directory", dir); err != nil {
+		return nil, err
 	}
 	runPath := filepath.Join(dir, RunFile)
 	if _, err := os.Stat(runPath); err == nil {
@@ -72,7 +73,7 @@ func Create(dir string, run *Run) (*Dir, error) {
 	open := func(name string) (*os.File, error) {
 		p := filepath.Join(dir, name)
 		// O_EXCL: never append to or truncate a file of another run.
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, 0o644)
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL|os.O_APPEND, FileMode)
 		if err != nil {
 			return nil, err
 		}

@@ -111,13 +111,20 @@ type Evidence struct {
 	// WaitTypes is every sample's share by wait_event_type ("CPU": active
 	// without a wait), not only the top events of Waits.
 	WaitTypes map[string]float64 `json:"wait_types,omitempty"`
-	// Calls and Rows are the window's top-level statements in
-	// pg_stat_statements (pg_expecto's "operational speed" is their rate,
+	// Calls and Rows are the window's top-level statements of the run's
+	// role in its database in pg_stat_statements (pg_expecto's "operational speed" is their rate,
 	// kept as two series).
 	Calls      int64           `json:"calls,omitempty"`
 	Rows       int64           `json:"rows,omitempty"`
 	Statements []StatementCost `json:"statements,omitempty"` // by total execution time, largest first
 	Autovacuum []TableVacuum   `json:"autovacuum,omitempty"` // tables autovacuumed or autoanalysed in the window
+
+	// OtherSessions is the work of the other roles' and databases'
+	// top-level statements in the window, summed (statements.csv's
+	// SessionsOthers row: no text, no queryid; Share = its time / (its
+	// time + the listed statements' time)); nil when none ran, or when
+	// --all-statements listed them.
+	OtherSessions *StatementCost `json:"other_sessions,omitempty"`
 
 	CPU         *CPUShare  `json:"cpu,omitempty"` // the server's machine
 	BusiestDisk *DiskStats `json:"busiest_disk,omitempty"`

@@ -1,16 +1,34 @@
 package results
 
-import "time"
+import (
+	"cmp"
+	"time"
+)
 
 // statements.csv: pg_stat_statements deltas per phase, one row per
-// statement (queryid, userid, toplevel) and phase (internal/collect writes
-// it). A figure the server's extension version lacks is an empty cell;
-// mean_exec_ms = Δtotal_exec_ms / Δcalls.
+// statement (queryid, userid, dbid, toplevel) and phase (internal/collect
+// writes it). A figure the server's extension version lacks is an empty
+// cell; mean_exec_ms = Δtotal_exec_ms / Δcalls.
+//
+// sessions says whose statement a row is: SessionsRun, the run's role in
+// the run's database; SessionsOther, another role's or database's, kept
+// only with --all-statements; SessionsOthers, the one row per phase that
+// sums every other role's and database's top-level statements otherwise,
+// with no queryid, userid, dbid, toplevel or text. Query texts are
+// redacted (RedactSQL). A file of an older pgtrial has no sessions column:
+// its rows read as SessionsRun (they were the database's, every role's).
+
+// Values of statements.csv's sessions column.
+const (
+	SessionsRun    = "run"
+	SessionsOther  = "other"
+	SessionsOthers = "other sessions"
+)
 
 // StatementsHeader is statements.csv's header: the row's time, the phase,
 // the statement's key, then the deltas, then the text.
 func StatementsHeader() []string {
-	return []string{"time", "elapsed_s", "phase", "phase_start", "queryid", "userid", "toplevel",
+	return []string{"time", "elapsed_s", "phase", "phase_start", "queryid", "userid", "dbid", "toplevel", "sessions",
 		"calls", "rows", "total_exec_ms", "mean_exec_ms", "total_plan_ms",
 		"shared_blks_hit", "shared_blks_read", "shared_blks_dirtied", "shared_blks_written",
 		"temp_blks_read", "temp_blks_written", "wal_records", "wal_fpi", "wal_bytes",
@@ -27,6 +45,10 @@ type StatementRow struct {
 	PhaseStart time.Time
 	QueryID    int64
 	UserID     int64
+	DBID       int64
+	// Sessions is SessionsRun, SessionsOther or SessionsOthers (the sum of
+	// the other roles' and databases' statements).
+	Sessions string
 	// Nested is true for a statement run inside a function or procedure
 	// (toplevel = false, with pg_stat_statements.track = all; 1.9+).
 	Nested bool
@@ -47,7 +69,7 @@ type StatementRow struct {
 	WALBytes          int64
 	SharedBlkReadMs   float64 // needs track_io_timing
 	SharedBlkWriteMs  float64 // needs track_io_timing
-	Query             string  // normalised text, at most 1000 characters
+	Query             string  // normalised text, at most 1000 characters, redacted (RedactSQL)
 }
 
 // CreateStatements creates statements.csv in the run directory dir with its
@@ -67,6 +89,8 @@ func ReadStatements(dir string) ([]StatementRow, error) {
 			PhaseStart:        start,
 			QueryID:           t.Int(r, "queryid"),
 			UserID:            t.Int(r, "userid"),
+			DBID:              t.Int(r, "dbid"),
+			Sessions:          cmp.Or(t.Str(r, "sessions"), SessionsRun),
 			Nested:            t.Str(r, "toplevel") == "false",
 			Calls:             t.Int(r, "calls"),
 			Rows:              t.Int(r, "rows"),

@@ -14,7 +14,8 @@ import (
 )
 
 // Collect chooses a run's evidence collectors (`pgtrial run`'s --collect,
-// --no-collect, --wait-interval, --wait-source, --node-exporter).
+// --no-collect, --wait-interval, --wait-source, --node-exporter,
+// --all-statements).
 type Collect struct {
 	Off          bool
 	Kinds        []string      // nil: all (collect.AllKinds)
@@ -24,6 +25,8 @@ type Collect struct {
 
 	// CreateExtensions: the target is pgtrial's local cluster; the collectors create their extensions (collect.Config.CreateExtensions).
 	CreateExtensions bool
+	// AllStatements: statements.csv keeps other sessions' statements too (collect.Config.AllStatements).
+	AllStatements bool
 }
 
 // ServerIsLocal says whether the server runs on this machine: every host of
@@ -66,6 +69,7 @@ func startCollectors(ctx context.Context, o *Collect, connString string, pgcfg *
 		Local:        ServerIsLocal(pgcfg),
 		NodeExporter: o.NodeExporter,
 		Events:       dir, CreateExtensions: o.CreateExtensions,
+		AllStatements: o.AllStatements,
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/pgbenchfmt"
 	"github.com/pgtrial/pgtrial/internal/prng"
+	"github.com/pgtrial/pgtrial/internal/results"
 )
 
 // TxLogSpec is a per-transaction log in pgbench's -l format, one file per
@@ -19,6 +20,9 @@ type TxLogSpec struct {
 	// --continue-on-error), --aggregate-interval and --sampling-rate; nil:
 	// pgbench's plain -l format.
 	Format *pgbenchfmt.Options
+	// Private: the logs are files of a run directory (`run --txlog`), mode
+	// results.FileMode; else pgbench's (0666 less the umask).
+	Private bool
 }
 
 // txLogs are a run's open per-thread logs.
@@ -33,6 +37,12 @@ func openTxLogs(spec *TxLogSpec, threads int, streams prng.Streams) (txLogs, err
 	for t := 0; t < threads; t++ {
 		sample := streams.Threads[t].Sample
 		l, err := pgbenchfmt.OpenTxLog(spec.Prefix, pid, t, spec.Format, &sample)
+		if err == nil && spec.Private {
+			if err = os.Chmod(l.Path(), results.FileMode); err != nil {
+				err = fmt.Errorf("--txlog: %w", err)
+				l.Close()
+			}
+		}
 		if err != nil {
 			logs.close()
 			return nil, err
@@ -71,11 +81,12 @@ func (ls txLogs) close() []error {
 // (thread 0) and .PID.T, the lag column under a rate, the retries column
 // when max tries is not 1, failures by class. It makes DIR/txlog.
 func (c *Config) runTxLogSpec() (*TxLogSpec, error) {
-	if err := os.MkdirAll(filepath.Join(c.Dir, "txlog"), 0o755); err != nil {
-		return nil, fmt.Errorf("--txlog: %w", err)
+	if err := results.MakeDirs("--txlog directory", filepath.Join(c.Dir, "txlog")); err != nil {
+		return nil, err
 	}
 	return &TxLogSpec{
-		Prefix: filepath.Join(c.Dir, "txlog", "pgtrial_log"),
+		Prefix:  filepath.Join(c.Dir, "txlog", "pgtrial_log"),
+		Private: true,
 		Format: &pgbenchfmt.Options{
 			Rate:             c.Rate,
 			MaxTries:         uint32(c.MaxTries),
