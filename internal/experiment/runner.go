@@ -157,6 +157,9 @@ func (r *runner) restore() {
 // preflight checks the spec against the server without changing anything.
 func (r *runner) preflight(ctx context.Context) error {
 	s := r.spec
+	if err := checkLocalListen(s, r.env); err != nil {
+		return err
+	}
 	// Scripts.
 	if s.Workload.Builtin != "" {
 		sc, err := trial.LoadScript(true, s.Workload.Builtin, 1)
