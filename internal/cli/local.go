@@ -216,9 +216,10 @@ not an error.`,
 func newLocalStatusCommand(f *localFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
-		Short: "Show the cluster's state, version, port, pid, size and URL",
+		Short: "Show the cluster's state, version, port, pid, addresses, size and URL",
 		Long: `Show the cluster's state (running, stopped, not created), PostgreSQL version, port,
-postmaster pid, data directory and its size, and URL.
+postmaster pid, the TCP addresses the server listens on (as the kernel's socket tables
+say: 127.0.0.1 only, whatever ALTER SYSTEM wrote), data directory and its size, and URL.
 
 Exit status: 0 when the cluster is running, 3 when it is stopped or not created (as
 pg_ctl status), 1 on errors.`,
@@ -243,6 +244,7 @@ pg_ctl status), 1 on errors.`,
 				row("port", st.Port)
 				if st.PID != 0 {
 					row("pid", st.PID)
+					row("listening", listening(st))
 				}
 				row("data dir", st.DataDir)
 				row("data size", fmt.Sprintf("%s (%d bytes)", format.Bytes(st.DataBytes), st.DataBytes))
@@ -257,6 +259,26 @@ pg_ctl status), 1 on errors.`,
 			return nil
 		},
 	}
+}
+
+// listening describes the TCP addresses a running cluster listens on, e.g.
+// "127.0.0.1:41235"; an address off loopback is marked, since the cluster
+// trusts every connection.
+func listening(st localpg.Status) string {
+	switch {
+	case st.ListenErr != nil:
+		return fmt.Sprintf("unknown (%v)", st.ListenErr)
+	case len(st.Listen) == 0:
+		return "no TCP address (unix socket only)"
+	}
+	parts := make([]string, len(st.Listen))
+	for i, a := range st.Listen {
+		parts[i] = a.String()
+		if !a.Addr().IsLoopback() {
+			parts[i] += " (NOT loopback: reachable from other machines, with trust authentication)"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func newLocalDestroyCommand(f *localFlags) *cobra.Command {
