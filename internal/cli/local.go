@@ -72,6 +72,10 @@ keeps the OS user recorded in its marker. Without root, everything runs as you.
 Connections: the server listens on 127.0.0.1 (a free port chosen at creation) and on a
 unix socket in the cluster directory, with trust authentication and no password: any
 user of this machine can connect as the superuser "postgres". Keep nothing secret in it.
+listen_addresses, port and unix_socket_directories are given on the server's command
+line at every start, so ALTER SYSTEM or an edited postgresql.conf cannot move it off
+loopback; "local set" and experiment variants refuse them, and "local status" shows the
+addresses the server listens on.
 
 Defaults for benchmarking (data/pgtrial.conf): shared_buffers RAM/8 (128MB..1GB),
 max_connections 200, max_wal_size 4GB, pg_stat_statements preloaded when installed,
