@@ -72,6 +72,10 @@ keeps the OS user recorded in its marker. Without root, everything runs as you.
 Connections: the server listens on 127.0.0.1 (a free port chosen at creation) and on a
 unix socket in the cluster directory, with trust authentication and no password: any
 user of this machine can connect as the superuser "postgres". Keep nothing secret in it.
+listen_addresses, port and unix_socket_directories are given on the server's command
+line at every start, so ALTER SYSTEM or an edited postgresql.conf cannot move it off
+loopback; "local set" and experiment variants refuse them, and "local status" shows the
+addresses the server listens on.
 
 Defaults for benchmarking (data/pgtrial.conf): shared_buffers RAM/8 (128MB..1GB),
 max_connections 200, max_wal_size 4GB, pg_stat_statements preloaded when installed,
@@ -216,9 +220,10 @@ not an error.`,
 func newLocalStatusCommand(f *localFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "status",
-		Short: "Show the cluster's state, version, port, pid, size and URL",
+		Short: "Show the cluster's state, version, port, pid, addresses, size and URL",
 		Long: `Show the cluster's state (running, stopped, not created), PostgreSQL version, port,
-postmaster pid, data directory and its size, and URL.
+postmaster pid, the TCP addresses the server listens on (as the kernel's socket tables
+say: 127.0.0.1 only, whatever ALTER SYSTEM wrote), data directory and its size, and URL.
 
 Exit status: 0 when the cluster is running, 3 when it is stopped or not created (as
 pg_ctl status), 1 on errors.`,
@@ -243,6 +248,7 @@ pg_ctl status), 1 on errors.`,
 				row("port", st.Port)
 				if st.PID != 0 {
 					row("pid", st.PID)
+					row("listening", listening(st))
 				}
 				row("data dir", st.DataDir)
 				row("data size", fmt.Sprintf("%s (%d bytes)", format.Bytes(st.DataBytes), st.DataBytes))
@@ -257,6 +263,26 @@ pg_ctl status), 1 on errors.`,
 			return nil
 		},
 	}
+}
+
+// listening describes the TCP addresses a running cluster listens on, e.g.
+// "127.0.0.1:41235"; an address off loopback is marked, since the cluster
+// trusts every connection.
+func listening(st localpg.Status) string {
+	switch {
+	case st.ListenErr != nil:
+		return fmt.Sprintf("unknown (%v)", st.ListenErr)
+	case len(st.Listen) == 0:
+		return "no TCP address (unix socket only)"
+	}
+	parts := make([]string, len(st.Listen))
+	for i, a := range st.Listen {
+		parts[i] = a.String()
+		if !a.Addr().IsLoopback() {
+			parts[i] += " (NOT loopback: reachable from other machines, with trust authentication)"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 func newLocalDestroyCommand(f *localFlags) *cobra.Command {

@@ -105,4 +105,11 @@
 // (pg_settings.context = 'postmaster'), so Parse only knows the usual ones
 // (NeedsRestart) and rejects them on a remote target without a
 // restart_command; the runner checks pg_settings.context for the others.
+//
+// Where the server listens (listen_addresses, port, unix_socket_directories)
+// is pgtrial's on the local cluster, which stays on loopback: Parse rejects
+// them in a variant unless the target is target.url (the default target is
+// the local cluster, and a server from the libpq environment could not be
+// restarted for them either), and the runner again when the target turns
+// out to be the local cluster (localguard.go).
 package experiment

@@ -273,6 +273,9 @@ func (r *runner) restoreCtx() (context.Context, context.CancelFunc) {
 // preflight checks the spec against the server without changing anything.
 func (r *runner) preflight(ctx context.Context) error {
 	s := r.spec
+	if err := checkLocalListen(s, r.env); err != nil {
+		return err
+	}
 	// Scripts.
 	if s.Workload.Builtin != "" {
 		sc, err := trial.LoadScript(true, s.Workload.Builtin, 1)

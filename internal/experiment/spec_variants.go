@@ -1,9 +1,12 @@
 package experiment
 
 import (
+	"fmt"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/pgtrial/pgtrial/internal/localpg"
 )
 
 // The variants and injections sections.
@@ -94,6 +97,10 @@ func (d *decoder) settings(e entry, path string) []Setting {
 			return
 		}
 		val, ok := d.str(v, p, "a value (settings are set as text, e.g. 1GB, on, 0.9)")
+		if ok && !d.remoteTarget && localpg.IsManagedSetting(name) {
+			d.problem(k, p, "%s", localManagedProblem(name, d.localGiven))
+			return
+		}
 		if ok && d.remoteNoRestart && NeedsRestart(name) {
 			// Restart settings on a remote server need a way to restart it.
 			d.problem(k, p, "needs a server restart, and the target is a remote server (target.url) without target.restart_command: "+
@@ -147,6 +154,23 @@ func (d *decoder) settings(e entry, path string) []Setting {
 		expand(m, 0)
 	}
 	return out
+}
+
+// localManagedProblem is why a variant may not set name (listen_addresses,
+// port or unix_socket_directories) on the local cluster: pgtrial keeps it
+// on loopback, its port and its own socket (localpg.IsManagedSetting).
+// given: the file names the local cluster; else it is the target unless
+// the libpq environment names a server, and such a server cannot be
+// restarted for these settings either (they all need a restart, and
+// restart_command goes with target.url).
+func localManagedProblem(name string, given bool) string {
+	where := "the target is the local cluster"
+	if !given {
+		where = "the target is the local cluster (no target.url; a server from the libpq environment could not be restarted for it either)"
+	}
+	return fmt.Sprintf("%s says where the server listens, and %s, which pgtrial keeps on %s, its own port and socket: "+
+		"a variant may not change it; to experiment with it, give a server of your own as target.url (with target.restart_command)",
+		name, where, localpg.ListenAddress)
 }
 
 // sqlList is a list of SQL statements.

@@ -68,6 +68,7 @@ func targetSection() section[Target] {
 	}, check: func(d *decoder, t *Target, _ *fields, _ string) {
 		// The variants' restart settings need a way to restart a remote server.
 		d.remoteNoRestart = t.Remote() && t.RestartCommand == ""
+		d.remoteTarget, d.localGiven = t.Remote(), !t.Remote() && t.Given != ""
 	}}
 }
 

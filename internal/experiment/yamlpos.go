@@ -29,6 +29,11 @@ type decoder struct {
 	// the target is remote without a restart_command (decoded before the
 	// variants)
 	remoteNoRestart bool
+	// the target is a server given by url (decoded before the variants);
+	// false: the local cluster, or whatever the libpq environment names
+	remoteTarget bool
+	// the file names the local cluster (target.local)
+	localGiven bool
 }
 
 func (d *decoder) problemAt(line, col int, path, format string, args ...any) {

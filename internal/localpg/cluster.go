@@ -10,7 +10,9 @@
 //	<dir>/.s.PGSQL.<port>       unix socket (or in a short directory under /tmp, see socketDirFor)
 //
 // The server listens on 127.0.0.1 and that socket only, with trust authentication, and
-// its superuser is "postgres". As root, every program runs as an unprivileged OS user.
+// its superuser is "postgres": listen_addresses, port and unix_socket_directories are
+// given on the server's command line at every start (listen.go), so neither ALTER
+// SYSTEM nor an edited postgresql.conf can move it off loopback. As root, every program runs as an unprivileged OS user.
 package localpg
 
 import (
@@ -22,6 +24,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -125,7 +128,11 @@ type Status struct {
 	OSUser    string
 	Version   string // PostgreSQL version, e.g. "15.18"
 	Port      int
-	PID       int   // postmaster pid when running
+	PID       int // postmaster pid when running
+	// Listen are the TCP addresses the running server listens on, as the kernel says
+	// (TCPListeners); nil when it is stopped or they cannot be read (ListenErr says why).
+	Listen    []netip.AddrPort
+	ListenErr error
 	DataBytes int64 // size of the data directory in bytes
 	URL       string
 }
@@ -623,7 +630,9 @@ func (c *Cluster) Running() bool {
 	return c.marker != nil && c.postmasterPID() != 0
 }
 
-// Start creates the cluster if needed and starts the server (pg_ctl start -w). It is
+// Start creates the cluster if needed and starts the server (pg_ctl start -w, with
+// listen_addresses=127.0.0.1, the port and the socket directory as options on the
+// server's command line, which override every configuration file). It is
 // idempotent: a running server is left alone (AlreadyRunning). When the recorded port
 // is taken by something else, a new free port is chosen and recorded; if the server
 // loses a race for the port, Start retries with another one (up to 3 times).
@@ -666,8 +675,11 @@ func (c *Cluster) start(ctx context.Context) (StartResult, error) {
 			res.Port = c.marker.Port
 		}
 		logOffset := fileSize(c.LogFile())
+		// Where the server listens goes on its command line (serverOptions), where no
+		// ALTER SYSTEM or edited file can override it: loopback only.
 		out, err := run(ctx, c.user, c.dir, b.Path("pg_ctl"), "start", "-D", c.DataDir(),
-			"-l", c.LogFile(), "-w", "-t", strconv.Itoa(int(StartTimeout/time.Second)))
+			"-l", c.LogFile(), "-w", "-t", strconv.Itoa(int(StartTimeout/time.Second)),
+			"-o", serverOptions(c.marker.Port, c.marker.SocketDir))
 		if err == nil {
 			return res, nil
 		}
@@ -777,6 +789,7 @@ func (c *Cluster) Status(ctx context.Context) (Status, error) {
 	if pid := c.postmasterPID(); pid != 0 {
 		st.State = Running
 		st.PID = pid
+		st.Listen, st.ListenErr = TCPListeners(pid, m.Port)
 	}
 	size, err := dirSize(ctx, st.DataDir)
 	if err != nil {
