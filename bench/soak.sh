@@ -134,7 +134,7 @@ num() { sed -n "s/^  \"$1\": \([0-9.e+-]*\),*$/\1/p" "$tmp/soak.json" | head -1;
 total() { sed -n "s/^    \"$1\": \([0-9]*\),*$/\1/p" "$tmp/soak.json" | head -1; }
 committed=$(total committed)
 echo
-echo "run: exit 0, measured $(printf '%.1f' "$(num duration_s)") s, target $rate/s, achieved $(printf '%.1f' "$(num achieved_rate)")/s, committed ${committed:-?}, failed $(total failed), skipped $(total skipped), dropped $(total dropped)"
+echo "run: exit 0, measured $(printf '%.1f' "$(num duration_s)") s, target $rate/s, achieved $(printf '%.1f' "$(num achieved_rate)")/s ($(awk -v a="$(num achieved_rate)" -v r="$rate" 'BEGIN {printf "%.3f", a / r}') of the target), committed ${committed:-?}, failed $(total failed), skipped $(total skipped), dropped $(total dropped)"
 
 # flat COLUMN NAME: the verdict over the samples from minute 2 on (column of $tmp/samples).
 flat() {
