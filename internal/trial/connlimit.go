@@ -6,6 +6,7 @@ package trial
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -114,7 +115,7 @@ func ReadConnSlots(ctx context.Context, pgcfg *pgconn.Config, collectors int) (C
 		return ConnSlots{}, fmt.Errorf("read the server's free connections: %w", rr.Err)
 	}
 	if len(rr.Rows) != 1 || len(rr.Rows[0]) != 4 {
-		return ConnSlots{}, fmt.Errorf("read the server's free connections: unexpected result")
+		return ConnSlots{}, errors.New("read the server's free connections: unexpected result")
 	}
 	row := rr.Rows[0]
 	s := ConnSlots{Collectors: collectors}
@@ -158,14 +159,22 @@ func (c *Config) collectorConnections() int {
 // checkConnLimit refuses a run whose clients the server cannot take (see
 // ConnSlots.Free), before anything is created or dialled. The pgbench
 // front end is exempt: pgbench dials and reports the server's refusal
-// ("could not create connection for client N"), and so does it.
+// ("could not create connection for client N"), and so does it. When the
+// figures cannot be read the run goes on with a warning: a server that
+// cannot be reached is reported by the clients' dials, as before, and they
+// stop at the first refusal.
 func (c *Config) checkConnLimit(ctx context.Context, pgcfg *pgconn.Config) error {
 	if c.Pgbench != nil {
 		return nil
 	}
 	s, err := ReadConnSlots(ctx, pgcfg, c.collectorConnections())
 	if err != nil {
-		return err
+		var ce *pgconn.ConnectError
+		if ctx.Err() == nil && !errors.As(err, &ce) {
+			c.Warnings = append(c.Warnings, err.Error())
+			c.out("pgtrial: warning: " + err.Error())
+		}
+		return nil
 	}
 	if c.Clients > s.Free() {
 		return &ConnLimitError{Clients: c.Clients, Slots: s}
