@@ -196,15 +196,20 @@ func (c *client) run() {
 		// START_TX
 		now := e.now()
 		if c.conn == nil || c.conn.broken {
-			// Reconnecting, a client backs off (connect.go's backoff): a
-			// slot of the open model that comes before the next attempt
-			// is due fails as its dial would have, counted as a failed
-			// connection as every slot of an outage was before the
-			// backoff, without a dial; the closed model waits for the
-			// attempt, one failed connection per attempt.
+			// A client that lost its connection backs off between
+			// attempts (connect.go). In the open model a slot that comes
+			// before the next attempt is due counts as a failed
+			// connection without a dial, as every slot of an outage
+			// counted when each one dialled; in the closed model the
+			// client waits for the attempt: one failed connection per
+			// attempt. A client stopped meanwhile finishes, it has not
+			// aborted.
 			backingOff := cfg.Reconnect && now < c.reconnect.retryAt
 			if backingOff || !c.connect() {
-				if cfg.Reconnect && !c.done() {
+				if cfg.Reconnect && c.done() {
+					return
+				}
+				if cfg.Reconnect {
 					c.record(metrics.FailedConnection, 0)
 					if cfg.Transactions > 0 && c.cnt >= cfg.Transactions {
 						return

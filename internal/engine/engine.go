@@ -72,7 +72,8 @@ type Config struct {
 	Debug           bool
 	// Reconnect: a lost or refused connection fails the transaction
 	// (metrics.FailedConnection) and the client connects again for the next
-	// one, instead of aborting as pgbench does.
+	// one, after a backoff when it fails again (connect.go), instead of
+	// aborting as pgbench does.
 	Reconnect bool
 	// ConnectRate bounds the initial connections: dial k starts no earlier
 	// than k/ConnectRate s after the first (connections per second; 0:

@@ -54,6 +54,13 @@ func TestConnLimitErrorText(t *testing.T) {
 // non-superuser role "bench" that owns database "bench".
 func smallCluster(t *testing.T) (su, bench string) {
 	t.Helper()
+	_, su, bench = ownCluster(t)
+	return su, bench
+}
+
+// ownCluster is smallCluster with the cluster, for tests that stop it.
+func ownCluster(t *testing.T) (c *localpg.Cluster, su, bench string) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a cluster of its own")
 	}
@@ -103,7 +110,7 @@ func smallCluster(t *testing.T) (su, bench string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return su, fmt.Sprintf("postgres://bench@%s:%d/bench?sslmode=disable", u.Host, u.Port)
+	return c, su, fmt.Sprintf("postgres://bench@%s:%d/bench?sslmode=disable", u.Host, u.Port)
 }
 
 // superuserProbe connects as the superuser every 50 ms until stopped and
@@ -288,4 +295,111 @@ func TestConnectionStorm(t *testing.T) {
 			t.Errorf("%d sessions of the run are left after the refusal", left)
 		}
 	})
+}
+
+// countLog counts the engine's error messages.
+type countLog struct {
+	errors atomic.Int64
+	mu     sync.Mutex
+	first  []string
+}
+
+func (l *countLog) Error(m string) {
+	if l.errors.Add(1) <= 5 {
+		l.mu.Lock()
+		l.first = append(l.first, m)
+		l.mu.Unlock()
+	}
+}
+func (l *countLog) Info(string)  {}
+func (l *countLog) Debug(string) {}
+
+// Issue 14, defect 2: a reconnecting client backs off instead of dialling
+// once per scheduled slot ("repeated 652 more times" in 4 s), logs its
+// failure at the first of a series and then every 5 s, and the slots of
+// the outage are still counted, as failed connections.
+func TestReconnectBacksOff(t *testing.T) {
+	cluster, _, bench := ownCluster(t)
+	sel := testScript(t, "select1.sql", "SELECT 1;\n")
+	const (
+		rate    = 300.0
+		clients = 4
+		dur     = 8 * time.Second
+		downAt  = 2 * time.Second
+		down    = 3 * time.Second
+	)
+	c := &Config{ConnString: bench, Scripts: []Script{sel}, Mode: script.Simple, Clients: clients, Threads: 2,
+		Rate: rate, Duration: dur, Interval: time.Second, MaxTries: 1, Seed: prng.Seed{Value: 42}}
+	pgcfg, err := pgconn.ParseConfig(bench)
+	if err != nil {
+		t.Fatal(err)
+	}
+	streams := prng.Derive(42, clients, c.Threads, false)
+	set := metrics.NewSet(clients, metrics.Layout{Scripts: 1})
+	rec := NewRecorder(RecorderConfig{Set: set, Interval: time.Second, ScriptNames: []string{sel.Name}})
+	cfg := c.engineConfig([]*script.Script{sel.Parsed}, []string{sel.Name}, []int{1}, pgcfg, streams, newRunLog(func(string) {}, rec), rec)
+	cfg.Metrics = set
+	log := &countLog{}
+	cfg.Log = log
+	if !cfg.Reconnect {
+		t.Fatal("pgtrial's engine config does not reconnect")
+	}
+	var downFrom, downTo time.Time
+	outage := make(chan error, 1)
+	cfg.OnStart = func(_, bench time.Time) {
+		go func() {
+			time.Sleep(time.Until(bench.Add(downAt)))
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			port := cluster.Port()
+			downFrom = time.Now()
+			if _, err := cluster.Stop(ctx); err != nil {
+				outage <- err
+				return
+			}
+			time.Sleep(down)
+			res, err := cluster.Start(ctx)
+			downTo = time.Now()
+			if err == nil && res.Port != port {
+				err = fmt.Errorf("the cluster came back on port %d, not %d", res.Port, port)
+			}
+			outage <- err
+		}()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), dur+40*time.Second)
+	defer cancel()
+	res, err := engine.Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-outage:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the outage did not end")
+	}
+	st := set.Tick(res.BenchStart, res.End).Total.Stats
+	failed := st.Outcome[metrics.FailedConnection]
+	outageS := downTo.Sub(downFrom).Seconds()
+	t.Logf("outage %.2f s: committed %d, failed connection %d (%.0f slots in the outage), %d error lines %q, aborted %d",
+		outageS, st.Count, failed, rate*outageS, log.errors.Load(), log.first, res.Aborted)
+	if res.Aborted != 0 {
+		t.Errorf("%d clients aborted", res.Aborted)
+	}
+	// Every slot of the outage is counted: a failed connection each (the
+	// clients were without a server), none left out.
+	if want := int64(0.7 * rate * down.Seconds()); failed < want {
+		t.Errorf("%d failed connections, want ≥ %d (%.0f/s × %v)", failed, want, rate, down)
+	}
+	// One error line per client at the outage's start, one more per 5 s
+	// of it, and the losses of the connections themselves: a few dozen at
+	// most, not one per slot (≈ 900 before the backoff).
+	if n := log.errors.Load(); n > 40 {
+		t.Errorf("%d error lines during a %.1f s outage, want a few per client", n, outageS)
+	}
+	if st.Count < int64(rate) {
+		t.Errorf("committed %d: the clients did not reconnect after the outage", st.Count)
+	}
 }
