@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/report"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/target"
@@ -27,6 +28,7 @@ type runOptions struct {
 	scripts         []scriptSpec // -b and -f in command-line order
 	clients         int
 	threads         int
+	connectRate     float64
 	rate            float64
 	closed          bool
 	arrival         string
@@ -161,6 +163,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 		interval:     durationFlag{d: time.Second, unit: time.Second},
 		protocol:     "prepared",
 		maxTries:     1,
+		connectRate:  engine.DefaultConnectRate,
 	}
 	cmd := &cobra.Command{
 		Use:   "run [flags] [URL]",
@@ -188,6 +191,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.VarP(scriptFlag{list: &o.scripts}, "file", "f", "pgbench-language script FILE with optional @WEIGHT; repeatable")
 	f.IntVarP(&o.clients, "clients", "c", o.clients, "clients (connections)")
 	f.IntVarP(&o.threads, "threads", "j", o.threads, "client threads (groups), each polling its clients' sockets with its own arrival schedule at rate/threads; 0 = min(clients, CPUs)")
+	f.Float64Var(&o.connectRate, "connect-rate", o.connectRate, fmt.Sprintf("initial connections per second (at most %d dialling at once); a client count the server cannot take is refused before any", engine.DefaultConnectConcurrency))
 	f.Float64VarP(&o.rate, "rate", "R", 0, "open model: target transactions per second (all clients together)")
 	f.BoolVar(&o.closed, "closed", false, "closed model: each client runs its next transaction when the last ends")
 	f.StringVar(&o.arrival, "arrival", o.arrival, `open model: arrival process, "poisson" or "uniform"`)
@@ -276,6 +280,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		Mode:            plan.mode,
 		Clients:         o.clients,
 		Threads:         plan.threads,
+		ConnectRate:     o.connectRate,
 		Arrival:         plan.arrival,
 		Overload:        plan.overload,
 		Duration:        o.duration.d,

@@ -72,6 +72,9 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 		return nil, errs[0]
 	}
 	p.threads = load.Groups()
+	if !(o.connectRate > 0) || o.connectRate > 1e6 {
+		return nil, fmt.Errorf("invalid --connect-rate %v: use a positive number of connections per second (the default is %v)", o.connectRate, engine.DefaultConnectRate)
+	}
 	if o.threads > o.clients {
 		p.warnings = append(p.warnings, fmt.Sprintf("--threads %d is more than --clients %d; using %d threads", o.threads, o.clients, p.threads))
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -103,6 +102,9 @@ type client struct {
 	// gives up on it.
 	yield     func(wait) bool
 	abandoned bool
+
+	// reconnect is the backoff between failed reconnects (Config.Reconnect).
+	reconnect backoff
 }
 
 // waiter is the fdWaiter for the client's sockets: the client itself in a
@@ -116,7 +118,7 @@ func (c *client) waiter() fdWaiter {
 
 func newClient(e *engine, id int, g *group) (*client, error) {
 	cfg := e.cfg
-	c := &client{e: e, id: id, g: g, rec: cfg.Metrics.Recorder(id)}
+	c := &client{e: e, id: id, g: g, rec: cfg.Metrics.Recorder(id), reconnect: newBackoff(cfg.Streams.RandomSeed, id)}
 	c.sc = cfg.Program.NewClient(id, cfg.Streams.Clients[id], cfg.Stderr)
 	if cfg.Setup != nil {
 		if err := cfg.Setup(c.sc); err != nil {
@@ -194,14 +196,26 @@ func (c *client) run() {
 		// START_TX
 		now := e.now()
 		if c.conn == nil || c.conn.broken {
-			if !c.connect() {
-				if cfg.Reconnect && !c.done() {
+			// A client that lost its connection backs off between
+			// attempts (connect.go). In the open model a slot that comes
+			// before the next attempt is due counts as a failed
+			// connection without a dial, as every slot of an outage
+			// counted when each one dialled; in the closed model the
+			// client waits for the attempt: one failed connection per
+			// attempt. A client stopped meanwhile finishes, it has not
+			// aborted.
+			backingOff := cfg.Reconnect && now < c.reconnect.retryAt
+			if backingOff || !c.connect() {
+				if cfg.Reconnect && c.done() {
+					return
+				}
+				if cfg.Reconnect {
 					c.record(metrics.FailedConnection, 0)
 					if cfg.Transactions > 0 && c.cnt >= cfg.Transactions {
 						return
 					}
 					if c.g.sched == nil {
-						c.sleepUntil(e.now() + 100_000) // do not spin while the server is down
+						c.sleepUntil(c.reconnect.retryAt) // do not spin while the server is down
 					}
 					continue
 				}
@@ -304,23 +318,31 @@ func (c *client) run() {
 }
 
 // connect makes the client's connection (under -C, or after a loss).
+// Under Config.Reconnect a failure sets the time of the next attempt
+// (c.reconnect) and is logged at the first failure of a series, then at
+// most every reconnectLogEvery; a success ends the series.
 func (c *client) connect() bool {
 	e := c.e
 	t0 := time.Now()
-	conn, err := dial(context.Background(), e.cfg.Conn, e.ncmds, e.cfg.OnNotice, c.waiter())
+	conn, err := e.dial(e.dialCtx, c.waiter())
 	if e.cfg.ConnectPerTx {
 		e.addConnTime(time.Since(t0))
 	}
 	if err != nil {
-		msg := err.Error()
-		if e.cfg.ConnectError != nil {
-			msg = e.cfg.ConnectError(err)
+		show := true
+		if e.cfg.Reconnect {
+			show = c.reconnect.failed(e.now()) && !c.done()
 		}
-		if !e.cfg.Reconnect || !c.done() {
+		if show {
+			msg := err.Error()
+			if e.cfg.ConnectError != nil {
+				msg = e.cfg.ConnectError(err)
+			}
 			c.errorf("%s", strings.TrimSuffix(msg, "\n"))
 		}
 		return false
 	}
+	c.reconnect.succeeded()
 	c.setConn(conn)
 	return true
 }

@@ -78,9 +78,19 @@ type Config struct {
 	PrepareFailsCommand bool
 	// Reconnect: a lost or refused connection fails the transaction
 	// (metrics.FailedConnection) and the client connects again for the next
-	// one, instead of aborting as pgbench does.
-	Reconnect  bool
-	PerCommand bool // per-command latency (-r)
+	// one, after a backoff when it fails again (connect.go), instead of
+	// aborting as pgbench does.
+	Reconnect bool
+	// ConnectRate bounds the initial connections: dial k starts no earlier
+	// than k/ConnectRate s after the first (connections per second; 0:
+	// DefaultConnectRate; negative: no limit). ConnectConcurrency is how
+	// many of them may be in flight (0: DefaultConnectConcurrency).
+	// ConnectTimeout bounds each dial when the connection string has no
+	// connect_timeout (0: DefaultConnectTimeout; negative: none, as libpq).
+	ConnectRate        float64
+	ConnectConcurrency int
+	ConnectTimeout     time.Duration
+	PerCommand         bool // per-command latency (-r)
 	// NetPoller runs every client as a goroutine with its socket on Go's
 	// network poller, instead of each group on one locked OS thread polling
 	// its clients' sockets (runGroup, Linux); slower, for comparison.
@@ -174,6 +184,9 @@ type engine struct {
 	stopCh   chan struct{}
 	stopOnce sync.Once
 	grouped  bool // groups run as polling loops (runGroup)
+	// dialCtx is every dial's context (startDialing): Run's, also
+	// cancelled when the engine stops.
+	dialCtx context.Context
 }
 
 // now is the engine clock in µs.
@@ -244,35 +257,30 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	}()
 	defer e.stop()
 
-	// Initial connections, all clients at once (pgbench connects each
-	// thread's clients in turn; the report's "initial connection time" is
-	// the time until all are connected).
+	// Initial connections at a bounded rate and concurrency, each with a
+	// timeout; the first failure stops the others (connect.go's
+	// connectAll). pgbench connects each thread's clients in turn; the
+	// report's "initial connection time" is the time until all are
+	// connected.
+	defer e.startDialing(ctx)()
 	if !cfg.ConnectPerTx {
-		errs := make([]error, cfg.Clients)
-		var wg sync.WaitGroup
-		for i, c := range e.clients {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				conn, err := dial(ctx, cfg.Conn, e.ncmds, cfg.OnNotice, c.waiter())
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				c.setConn(conn)
-			}()
-		}
-		wg.Wait()
-		for i, err := range errs {
+		i, err := connectAll(ctx, cfg.Clients, e.connectRate(), e.connectConcurrency(), func(ctx context.Context, i int) error {
+			c := e.clients[i]
+			conn, err := e.dial(ctx, c.waiter())
 			if err != nil {
-				for _, c := range e.clients {
-					c.closeConn()
-				}
-				if res.Interrupted {
-					return res, context.Canceled
-				}
-				return res, &InitialConnectError{Client: i, Err: err}
+				return err
 			}
+			c.setConn(conn)
+			return nil
+		})
+		if err != nil {
+			for _, c := range e.clients {
+				c.closeConn()
+			}
+			if ctx.Err() != nil {
+				return res, context.Canceled
+			}
+			return res, &InitialConnectError{Client: i, Err: err}
 		}
 	}
 

@@ -48,6 +48,7 @@ type Config struct {
 
 	Clients      int
 	Threads      int     // ≥ 1
+	ConnectRate  float64 // initial connections per second (0: engine.DefaultConnectRate; unused under Pgbench)
 	Rate         float64 // open model when > 0, tx/s; closed model when 0
 	Arrival      engine.Arrival
 	Overload     engine.Overload
@@ -237,6 +238,9 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	pgcfg, err := pgconn.ParseConfig(c.ConnString)
 	if err != nil {
 		return nil, fmt.Errorf("invalid connection string: %w", err)
+	}
+	if err := c.checkConnLimit(ctx, pgcfg); err != nil { // connlimit.go
+		return nil, err
 	}
 	dirExisted := false
 	if c.Dir != "" {
@@ -582,6 +586,9 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 		cfg.Duration = c.Warmup + c.Duration
 	}
 	if p := c.Pgbench; p != nil {
+		// pgbench's dials: each thread connects its clients one after
+		// the other, unpaced, with libpq's connect_timeout only.
+		cfg.ConnectRate, cfg.ConnectConcurrency, cfg.ConnectTimeout = -1, c.Threads, -1
 		cfg.ConnectPerTx = p.ConnectPerTx
 		cfg.ExitOnAbort = p.ExitOnAbort
 		cfg.VerboseErrors = p.VerboseErrors
@@ -611,6 +618,7 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 	shellOut = &lockedWriter{w: shellOut}
 	cfg.Reconnect = true
 	cfg.PrepareFailsCommand = true // the syntax error, not "prepared statement does not exist"
+	cfg.ConnectRate = c.ConnectRate
 	cfg.Log = runLogger
 	cfg.Stdout, cfg.Stderr = shellOut, shellOut
 	cfg.OnNotice = func(n *pgconn.Notice) {
