@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgtrial/pgtrial/internal/collect"
+	"github.com/pgtrial/pgtrial/internal/pgsession"
 )
 
 // connLimitTimeout bounds the check's connection and query.
@@ -98,13 +99,9 @@ func ReadConnSlots(ctx context.Context, pgcfg *pgconn.Config, collectors int) (C
 	ctx, cancel := context.WithTimeout(ctx, connLimitTimeout)
 	defer cancel()
 	cfg := pgcfg.Copy()
-	if cfg.RuntimeParams == nil {
-		cfg.RuntimeParams = map[string]string{}
-	}
-	cfg.RuntimeParams["application_name"] = "pgtrial"
 	// The role's own statement_timeout may be too short for pgtrial's
-	// query (1 ms); this session's is its own.
-	cfg.RuntimeParams["statement_timeout"] = "10s"
+	// query (1 ms); this session's timeouts and name are pgtrial's.
+	pgsession.Own(cfg, pgsession.NameSetup, pgsession.Short)
 	conn, err := pgconn.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return ConnSlots{}, fmt.Errorf("read the server's free connections: %w", err)
