@@ -98,6 +98,11 @@ type Config struct {
 	// Interrupt, if set, says why the run was cancelled (e.g. "SIGINT") and
 	// when; ctx cancellation alone is recorded as "cancellation".
 	Interrupt func() (reason string, at time.Time)
+	// Urgent, once closed (a second signal), makes the end of the run wait
+	// for nothing on the server: the clients' sockets are shut down without
+	// the grace, the collectors' last samples and snapshot are skipped, and
+	// run.json is written at once. nil: never.
+	Urgent <-chan struct{}
 	// ShellOut receives \shell output and debug() lines; nil: os.Stderr
 	// (under Pgbench, Pgbench.Stdout and Stderr instead).
 	ShellOut io.Writer
@@ -299,8 +304,11 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 			c.out("pgtrial: warning: collectors not started: " + err.Error())
 		}
 	}
+	// The waits on the server at the end (the collectors') end at Urgent.
+	endCtx, endCancel := untilClosed(c.Urgent)
+	defer endCancel()
 	if collector != nil {
-		defer func() { collector.Stop(context.Background(), time.Now()) }()
+		defer func() { collector.Stop(endCtx, time.Now()) }()
 	}
 
 	layout := metrics.Layout{Scripts: len(programs), LatencyLimit: int64(c.LatencyLimit / time.Microsecond)}
@@ -308,12 +316,21 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		layout.Commands = ncmds
 	}
 	set := metrics.NewSet(c.Clients, layout)
+	// pgtrial's own commands end the window at -T sharp (engine.CutAtEnd);
+	// pgbench's front end lets the transactions in flight finish, as
+	// pgbench does.
+	cutAtEnd := c.Pgbench == nil
+	var window time.Duration
+	if cutAtEnd && c.Transactions == 0 {
+		window = c.Warmup + c.Duration
+	}
 	rec := NewRecorder(RecorderConfig{
 		Set:         set,
 		Dir:         dir,
 		ScriptNames: names,
 		Interval:    c.Interval,
 		Warmup:      c.Warmup,
+		End:         window,
 		OnWriteError: func(err error) {
 			c.out("pgtrial: warning: " + err.Error())
 		},
@@ -366,6 +383,8 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	runLogger := newRunLog(c.out, rec)
 	cfg := c.engineConfig(programs, names, weights, pgcfg, streams, runLogger, rec)
 	cfg.Metrics = set
+	cfg.CutAtEnd = cutAtEnd
+	cfg.Urgent = c.Urgent
 
 	// The transaction logs: --txlog's in the run directory, Log's wherever.
 	var ownLogs, logs txLogs
@@ -431,7 +450,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	if !rec.Started() {
 		// The clients never got to run: nothing was measured.
 		if collector != nil {
-			collector.Stop(context.Background(), end)
+			collector.Stop(endCtx, end)
 		}
 		notStarted()
 		if reason != "" || ctx.Err() != nil {
@@ -481,7 +500,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	if writeErr != nil {
 		run.Warnings = append(run.Warnings, "writing the run directory: "+writeErr.Error())
 	}
-	stopCollectors(collector, run, c.Dir, end, c.Interval)
+	stopCollectors(endCtx, collector, run, c.Dir, end, c.Interval)
 	cpuMu.Lock()
 	if ev := run.Evidence; ev != nil && cpuOK && cpuEndOK {
 		if sec := ev.To.Sub(ev.From).Seconds(); sec > 0 {
@@ -507,6 +526,22 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		c.out("pgtrial: warning: " + finishErr.Error())
 	}
 	return r, nil
+}
+
+// untilClosed is a context cancelled when ch is closed (never for a nil
+// ch), or by its cancel function.
+func untilClosed(ch <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if ch != nil {
+		go func() {
+			select {
+			case <-ch:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
 }
 
 // eventConfig is the config event's data: everything not in run.json's
