@@ -25,11 +25,13 @@
 // at Duration sharp, or at the interruption (ctx cancelled) when that comes
 // first, whatever the server does:
 //
+//   - the window starts at the bench start (all clients connected) and is
+//     Duration long; Result.End is its end, so the measured duration
+//     equals -T;
 //   - at the end, every query in flight is cancelled (cancel requests sent
 //     concurrently, each bounded by cancelTimeout), the clients get
 //     endGrace to return, and then their sockets are shut down; a second
-//     signal (Config.Urgent) skips the grace. Result.End is the window's
-//     end, so the measured duration equals -T;
+//     signal (Config.Urgent) skips the grace;
 //   - a transaction that had not ended by the window's end is counted as
 //     metrics.Unfinished, whether it then committed, failed or was cut,
 //     with its response time recorded as the lower bound end − intended
@@ -135,7 +137,9 @@ type Config struct {
 	// CutAtEnd ends the measured window at Duration sharp (or at the
 	// interruption), cancelling and cutting what is in flight then and
 	// counting the slots due before it that never started (see the package
-	// comment). false: pgbench's end of -T.
+	// comment); Duration then counts from the bench start (all clients
+	// connected), so that the window is Duration long. false: pgbench's end
+	// of -T, Duration from Run's start.
 	CutAtEnd bool
 	// Urgent, once closed, makes the end of the run wait for nothing on
 	// the server: the clients' sockets are shut down at once instead of
@@ -286,10 +290,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		e.ncmds = append(e.ncmds, len(s.Commands))
 	}
 	if cfg.Duration > 0 {
-		e.endTime = int64(cfg.Duration / time.Microsecond)
-		if cfg.CutAtEnd {
-			e.windowEnd.Store(e.endTime)
-		}
+		e.endTime = int64(cfg.Duration / time.Microsecond) // from the bench start under CutAtEnd: see there
 	}
 	res := &Result{Start: e.epoch, AbortedGroup: -1}
 
@@ -365,6 +366,12 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	debug.FreeOSMemory()
 	bench := e.now()
 	res.BenchStart = e.wall(bench)
+	if cfg.CutAtEnd && e.endTime > 0 {
+		// The window is -T long from the bench start; an interruption
+		// during the connections has already ended it.
+		e.endTime += bench
+		e.windowEnd.CompareAndSwap(0, e.endTime)
+	}
 	if cfg.Rate > 0 {
 		// pgbench: throttle_delay = 1e6 / rate · nthreads, per thread.
 		delay := 1e6 / cfg.Rate * float64(cfg.Groups)
