@@ -61,16 +61,16 @@ func (p *frozenRun) waitRows(t *testing.T, dir string, n int, limit time.Duratio
 	}
 }
 
-// wait waits for the exit (at most limit after since) and returns its error
-// and when it came.
-func (p *frozenRun) wait(t *testing.T, since time.Time, limit time.Duration) (error, time.Time) {
+// wait waits for the exit (at most limit after since) and returns when it
+// came and the process's error.
+func (p *frozenRun) wait(t *testing.T, since time.Time, limit time.Duration) (time.Time, error) {
 	t.Helper()
 	select {
 	case err := <-p.exited:
-		return err, time.Now()
+		return time.Now(), err
 	case <-time.After(time.Until(since.Add(limit))):
 		t.Fatalf("pgtrial still running %v later\nstdout:\n%s\nstderr:\n%s", limit, p.stdout.String(), p.stderr.String())
-		return nil, time.Time{}
+		return time.Time{}, nil
 	}
 }
 
@@ -118,7 +118,7 @@ func TestRunFrozenServer(t *testing.T) {
 		p.waitRows(t, dir, 8, 30*time.Second) // the row of 8 s: the bench start + 8 s
 		thaw := pgtest.Freeze(t, c)
 		frozenAt := time.Now()
-		err, exitAt := p.wait(t, frozenAt, 12*time.Second) // the freeze lasts until 20 s
+		exitAt, err := p.wait(t, frozenAt, 12*time.Second) // the freeze lasts until 20 s
 		thaw()
 		t.Logf("exit %v, %v after the start, %v after the freeze\nstdout:\n%s\nstderr:\n%s",
 			err, exitAt.Sub(p.began), exitAt.Sub(frozenAt), p.stdout.String(), p.stderr.String())
@@ -169,7 +169,7 @@ func TestRunFrozenServer(t *testing.T) {
 				}
 			}
 			limit := 4 * time.Second
-			err, exitAt := p.wait(t, sent, limit)
+			exitAt, err := p.wait(t, sent, limit)
 			t.Logf("exit %v, %v after the first SIGINT\nstdout:\n%s\nstderr:\n%s", err, exitAt.Sub(sent), p.stdout.String(), p.stderr.String())
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitRunFail {
 				t.Errorf("exit %v, want status %d", err, exitRunFail)

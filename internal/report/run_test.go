@@ -131,7 +131,7 @@ func TestRunMarkdown(t *testing.T) {
 func TestLatencyTableTimeoutsAndCut(t *testing.T) {
 	v := &RunView{}
 	ss := &results.ScriptSummary{Committed: 90, Failed: 3, FailedShare: 0.03,
-		FailedBy: map[string]int64{"serialization": 0, "deadlock": 0, "other": 1, "connection": 0, "timeout": 2},
+		FailedBy:  map[string]int64{"serialization": 0, "deadlock": 0, "other": 1, "connection": 0, "timeout": 2},
 		Unstarted: 812, Unfinished: 4}
 	notes := strings.Join(v.latencyTable("total", ss).Notes, "\n")
 	for _, want := range []string{"failed 3 (3.00 %) [other 1, timeout 2]", "at the end of the window: 812 unstarted, 4 unfinished"} {
