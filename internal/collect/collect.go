@@ -425,24 +425,18 @@ type mark struct {
 	t     time.Time
 }
 
-// stopSettle and stopLeast bound Stop's wait on the server (see Stop).
-const (
-	stopSettle = time.Second
-	stopLeast  = 250 * time.Millisecond
-)
-
 // Stop ends the sampling loops after one last sample at or after end (the
 // end of the run), takes the last statements snapshot (at end) and closes
 // every source. It returns the warnings so far; it may be called more than
 // once (the later calls return the warnings).
 //
-// Its waits on the server are bounded, whatever the server does: the last
-// samples, the phase marks still queued and the last statements snapshot
-// must be done by stopSettle after the last grid point at or after end (and
-// at least stopLeast after the call), and by ctx's end; what is not done
-// then is cut short (its connection's query cancelled) with a warning. A
-// cancelled ctx (pgtrial's second signal) skips every wait: the sources are
-// closed with what they have.
+// Its waits on the server are bounded by ctx: the last samples (also by
+// their period + 5 s), the phase marks still queued and the last statements
+// snapshot; what is not done when ctx ends is cut short (its connection's
+// query cancelled) with a warning. A cancelled ctx (pgtrial's second signal)
+// skips every wait: the sources are closed with what they have. For a
+// server that stopped answering, QuickStop is a deadline that gives the
+// last samples the time a server that answers needs.
 func (c *Collector) Stop(ctx context.Context, end time.Time) []string {
 	c.mu.Lock()
 	if c.stopped {
@@ -466,10 +460,14 @@ func (c *Collector) Stop(ctx context.Context, end time.Time) []string {
 	}
 	done := make(chan struct{})
 	go func() { c.wg.Wait(); close(done) }()
-	ctx, cancel := context.WithDeadline(ctx, c.stopDeadline(end, time.Now()))
-	defer cancel()
+	longest := time.Duration(0)
+	for _, s := range c.sources {
+		longest = max(longest, s.src.period())
+	}
 	select {
 	case <-done:
+	case <-time.After(time.Until(end) + longest + 5*time.Second):
+		c.warn("the last samples did not come within 5 s of their time: cut short")
 	case <-ctx.Done():
 		c.warn("the last samples did not come by %s: cut short", time.Now().Format(timeFormat))
 	}
@@ -500,10 +498,18 @@ func (c *Collector) Stop(ctx context.Context, end time.Time) []string {
 	return c.Warnings()
 }
 
-// stopDeadline is when Stop stops waiting for the server, called at now:
-// stopSettle after the latest of the sources' first grid points at or after
-// end (RunStart + k·period), and no earlier than now + stopLeast.
-func (c *Collector) stopDeadline(end, now time.Time) time.Time {
+// stopSettle and stopLeast: see QuickStop.
+const (
+	stopSettle = time.Second
+	stopLeast  = 250 * time.Millisecond
+)
+
+// QuickStop is a deadline for Stop's waits when the server has stopped
+// answering (the run's connections had to be closed), called at now:
+// stopSettle after the latest of the sources' first grid points at or
+// after end (RunStart + k·period), and no earlier than now + stopLeast. A
+// server that answers takes its last samples in that time.
+func (c *Collector) QuickStop(end, now time.Time) time.Time {
 	last := end
 	select {
 	case <-c.anchored: // RunStart is final

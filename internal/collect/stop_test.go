@@ -10,10 +10,11 @@ import (
 )
 
 // Stop against a server frozen with SIGSTOP (a cluster of the test's own)
-// returns about stopSettle after the last sample was due, with a warning,
-// instead of waiting for the last samples for their period + 5 s and for
-// the last statements snapshot up to the caller's 30 s; a cancelled ctx (the
-// second signal) returns at once.
+// returns by the ctx deadline it is given (QuickStop: about stopSettle after
+// the last sample was due), with warnings, although a phase mark is queued
+// (its snapshot waited 30 s whatever ctx said) and the last samples and
+// statements snapshot wait for the server; a cancelled ctx (the second
+// signal) returns at once.
 func TestStopFrozenServer(t *testing.T) {
 	c := pgtest.OwnCluster(t)
 	url := c.URL("postgres")
@@ -32,11 +33,12 @@ func TestStopFrozenServer(t *testing.T) {
 		time.Sleep(1200 * time.Millisecond)
 		thaw := pgtest.Freeze(t, c)
 		time.Sleep(300 * time.Millisecond)
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		end := time.Now()
+		col.Mark("after", end) // its snapshot waits for the frozen server
+		ctx, cancel := context.WithDeadline(context.Background(), col.QuickStop(end, end))
 		if urgent {
 			cancel()
 		}
-		end := time.Now()
 		warnings := col.Stop(ctx, end)
 		took := time.Since(end)
 		cancel()

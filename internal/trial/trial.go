@@ -500,7 +500,15 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	if writeErr != nil {
 		run.Warnings = append(run.Warnings, "writing the run directory: "+writeErr.Error())
 	}
-	stopCollectors(endCtx, collector, run, c.Dir, end, c.Interval)
+	stopCtx := endCtx
+	if collector != nil && res != nil && res.Closed > 0 {
+		// The server did not answer the cancel requests at the end: its
+		// last samples get the time a server that answers needs.
+		var cancel context.CancelFunc
+		stopCtx, cancel = context.WithDeadline(endCtx, collector.QuickStop(end, time.Now()))
+		defer cancel()
+	}
+	stopCollectors(stopCtx, collector, run, c.Dir, end, c.Interval)
 	cpuMu.Lock()
 	if ev := run.Evidence; ev != nil && cpuOK && cpuEndOK {
 		if sec := ev.To.Sub(ev.From).Seconds(); sec > 0 {
