@@ -490,6 +490,9 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	if runErr != nil {
 		run.Warnings = append(run.Warnings, "engine: "+runErr.Error())
 	}
+	if res != nil && res.Closed > 0 {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("at the end of the run %d of %d connections were still waiting for the server after their cancel request and a grace, and were closed: the server was not answering", res.Closed, c.Clients))
+	}
 	r.Summary = results.Summarize(measure, names, model.Rate)
 	r.Measured = rec.Measured()
 	run.Phases = rec.Phases()
