@@ -119,6 +119,7 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 	tc.Tool = info.tool()
 	tc.CommandLine = os.Args
 	tc.Interrupt = sigs.get
+	tc.Urgent = sigs.Urgent()
 	r, err := trial.Run(ctx, tc)
 	if err != nil {
 		// The run did not start (a client could not connect, a signal

@@ -301,6 +301,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		Warnings:        warnings,
 		Out:             out.println,
 		Interrupt:       sigs.get,
+		Urgent:          sigs.Urgent(),
 		// \shell output: stdout is the summary's (and only JSON with --json).
 		ShellOut: stderr,
 	}

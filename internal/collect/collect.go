@@ -136,6 +136,10 @@ type Collector struct {
 	last     atomic.Int64  // Stop's end (Unix ns): the loops take their last sample at or after it
 	marks    chan mark     // to the mark worker (started by the first Mark)
 	markDone chan struct{} // closed when the mark worker has finished
+	// markCtx bounds the marks' snapshots: Stop cancels it when it gives up
+	// waiting (a server that does not answer).
+	markCtx    context.Context
+	markCancel context.CancelFunc
 	// anchored is closed once cfg.RunStart is final: at Start without a
 	// Clock, else when the clock has started (or Stop gave up waiting).
 	anchored chan struct{}
@@ -204,6 +208,7 @@ func Start(ctx context.Context, cfg Config) (*Collector, error) {
 	}
 
 	c := &Collector{cfg: cfg}
+	c.markCtx, c.markCancel = context.WithCancel(context.Background())
 	conn, err := connect(ctx, cfg.ConnString)
 	if err != nil {
 		return nil, fmt.Errorf("collectors: %w", err)
@@ -406,7 +411,7 @@ func (c *Collector) Mark(phase string, t time.Time) {
 			defer close(c.markDone)
 			<-c.anchored // the rows' elapsed_s count from the clock's zero
 			for m := range c.marks {
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				ctx, cancel := context.WithTimeout(c.markCtx, 30*time.Second)
 				if err := c.stmts.mark(ctx, m.phase, m.t); err != nil {
 					c.warn("statements: %v", err)
 				}
@@ -428,7 +433,16 @@ type mark struct {
 
 // Stop ends the sampling loops after one last sample at or after end (the
 // end of the run), takes the last statements snapshot (at end) and closes
-// every source. It returns the warnings so far; it may be called once.
+// every source. It returns the warnings so far; it may be called more than
+// once (the later calls return the warnings).
+//
+// Its waits on the server are bounded by ctx: the last samples (also by
+// their period + 5 s), the phase marks still queued and the last statements
+// snapshot; what is not done when ctx ends is cut short (its connection's
+// query cancelled) with a warning. A cancelled ctx (pgtrial's second signal)
+// skips every wait: the sources are closed with what they have. For a
+// server that stopped answering, QuickStop is a deadline that gives the
+// last samples the time a server that answers needs.
 func (c *Collector) Stop(ctx context.Context, end time.Time) []string {
 	c.mu.Lock()
 	if c.stopped {
@@ -459,14 +473,24 @@ func (c *Collector) Stop(ctx context.Context, end time.Time) []string {
 	select {
 	case <-done:
 	case <-time.After(time.Until(end) + longest + 5*time.Second):
+		c.warn("the last samples did not come within 5 s of their time: cut short")
 	case <-ctx.Done():
+		c.warn("the last samples did not come by %s: cut short", time.Now().Format(timeFormat))
 	}
 	c.cancel()
 	<-done
 	if marks != nil {
 		close(marks)
+		go func() {
+			select {
+			case <-ctx.Done():
+				c.markCancel()
+			case <-c.markDone:
+			}
+		}()
 		<-c.markDone
 	}
+	c.markCancel()
 	if c.stmts != nil {
 		if err := c.stmts.finish(ctx, end); err != nil {
 			c.warn("statements: %v", err)
@@ -478,6 +502,43 @@ func (c *Collector) Stop(ctx context.Context, end time.Time) []string {
 		}
 	}
 	return c.Warnings()
+}
+
+// stopSettle and stopLeast: see QuickStop.
+const (
+	stopSettle = time.Second
+	stopLeast  = 250 * time.Millisecond
+)
+
+// QuickStop is a deadline for Stop's waits when the server has stopped
+// answering (the run's connections had to be closed), called at now:
+// stopSettle after the latest of the sources' first grid points at or
+// after end (RunStart + k·period), and no earlier than now + stopLeast. A
+// server that answers takes its last samples in that time.
+func (c *Collector) QuickStop(end, now time.Time) time.Time {
+	last := end
+	select {
+	case <-c.anchored: // RunStart is final
+		for _, s := range c.sources {
+			p := s.src.period()
+			if p <= 0 {
+				continue
+			}
+			k := (end.Sub(c.cfg.RunStart) + p - 1) / p
+			if at := c.cfg.RunStart.Add(k * p); at.After(last) {
+				last = at
+			}
+		}
+	default:
+	}
+	return later(last.Add(stopSettle), now.Add(stopLeast))
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // Warnings are the distinct warnings so far.

@@ -24,6 +24,7 @@ const (
 	esDeadlock              // 40P01: retried or failed
 	esOther                 // another SQL error: aborts, or fails under --continue-on-error
 	esConn                  // the connection broke
+	esTimeout               // 57014 query_canceled (statement_timeout): as esOther, counted as a timeout
 )
 
 func classify(err error) estatus {
@@ -34,11 +35,18 @@ func classify(err error) estatus {
 			return esSerialization
 		case "40P01":
 			return esDeadlock
+		case "57014":
+			return esTimeout
 		}
 		return esOther
 	}
 	return esConn
 }
+
+// sqlFailure reports whether es is an SQL error that fails the transaction
+// under --continue-on-error and aborts the client otherwise (pgbench's
+// OTHER_SQL, of which a timeout is a part).
+func (es estatus) sqlFailure() bool { return es == esOther || es == esTimeout }
 
 // connectionLost reports whether a server error means the session is over:
 // FATAL or PANIC, SQLSTATE class 08 (connection exception), or 57P01–57P03
@@ -134,24 +142,34 @@ func (c *client) debugf(format string, args ...any) {
 	}
 }
 
+// errorf logs an error, unless the sockets are being shut down at the end
+// of the run: the errors are then the shutdown's.
 func (c *client) errorf(format string, args ...any) {
+	if c.e.forced.Load() {
+		return
+	}
 	c.e.cfg.Log.Error(fmt.Sprintf(format, args...))
 }
 
-// cancelInFlight sends a cancel request when the client is waiting for the
-// server.
-func (c *client) cancelInFlight() {
+// cancelRequest is the cancel request for the client's query when it is
+// waiting for the server (false otherwise), for the end of the run
+// (engine.cancelInFlight).
+func (c *client) cancelRequest() (cancelRequest, bool) {
 	c.inflight.Lock()
-	var req cancelRequest
-	ok := false
-	if c.busy.Load() {
-		// Read under the lock: the client closes its connection under it.
-		req, ok = c.conn.cancelRequest()
+	defer c.inflight.Unlock()
+	if !c.busy.Load() {
+		return cancelRequest{}, false
 	}
-	c.inflight.Unlock()
-	if ok {
-		req.send(2 * time.Second)
-	}
+	// Read under the lock: the client closes its connection under it.
+	return c.conn.cancelRequest()
+}
+
+// shutdown shuts down the client's socket, if it has one (from another
+// goroutine, at the end of the run): its reads and writes fail at once.
+func (c *client) shutdown() bool {
+	c.inflight.Lock()
+	defer c.inflight.Unlock()
+	return c.conn.shutdown()
 }
 
 // setBusy marks whether a query is in flight, for cancelInFlight. An atomic
@@ -164,6 +182,50 @@ func (c *client) setBusy(b bool) { c.busy.Store(b) }
 func (c *client) done() bool {
 	e := c.e
 	return e.timerHit.Load() || e.stopped.Load()
+}
+
+// afterWindow reports whether engine time t is after the end of the
+// measured window (under CutAtEnd; never without).
+func (c *client) afterWindow(t int64) bool {
+	w := c.e.windowEnd.Load()
+	return w > 0 && t > w
+}
+
+// cutUnstarted records the client's slot (open model) as unstarted if it
+// was due by the window's end; nothing without a cut or in the closed model.
+func (c *client) cutUnstarted() {
+	w := c.e.windowEnd.Load()
+	if w == 0 || c.g.sched == nil || c.scheduled > w {
+		return
+	}
+	c.recordCut(metrics.Unstarted, w)
+}
+
+// cutUnfinished records the transaction in flight as unfinished at the
+// window's end; nothing without a cut.
+func (c *client) cutUnfinished() {
+	w := c.e.windowEnd.Load()
+	if w == 0 || c.begin > w {
+		return
+	}
+	c.recordCut(metrics.Unfinished, w)
+}
+
+// recordCut accounts the current slot or transaction as cut at w, the end
+// of the window (metrics.Unstarted, metrics.Unfinished), with the lower
+// bounds of its times; it is not a transaction of the client's count (-t)
+// nor of the transaction logs (OnTx).
+func (c *client) recordCut(o metrics.Outcome, w int64) {
+	tx := &c.tx
+	*tx = metrics.Tx{Script: c.script, Outcome: o, Response: w - c.scheduled}
+	if o == metrics.Unfinished {
+		tx.Tries = c.tries
+		tx.Service = w - c.begin
+		tx.Lag = c.begin - c.scheduled
+	} else {
+		tx.Lag = tx.Response
+	}
+	c.rec.Record(tx)
 }
 
 // run is the client's loop: pgbench's advanceConnectionState from
@@ -195,6 +257,10 @@ func (c *client) run() {
 		}
 		// START_TX
 		now := e.now()
+		if c.afterWindow(now) {
+			c.cutUnstarted()
+			return
+		}
 		if c.conn == nil || c.conn.broken {
 			// A client that lost its connection backs off between
 			// attempts (connect.go). In the open model a slot that comes
@@ -203,9 +269,14 @@ func (c *client) run() {
 			// counted when each one dialled; in the closed model the
 			// client waits for the attempt: one failed connection per
 			// attempt. A client stopped meanwhile finishes, it has not
-			// aborted.
+			// aborted; after the window's end (CutAtEnd) its slot is
+			// unstarted.
 			backingOff := cfg.Reconnect && now < c.reconnect.retryAt
 			if backingOff || !c.connect() {
+				if e.forced.Load() || c.afterWindow(e.now()) {
+					c.cutUnstarted()
+					return
+				}
 				if cfg.Reconnect && c.done() {
 					return
 				}
@@ -224,6 +295,10 @@ func (c *client) run() {
 				return
 			}
 			now = e.now()
+			if c.afterWindow(now) {
+				c.cutUnstarted()
+				return
+			}
 		}
 		saved := c.sc.Rand
 		c.begin = now
@@ -263,6 +338,14 @@ func (c *client) run() {
 			}
 			break
 		}
+		end := e.now()
+		if c.afterWindow(end) || (st != stepOK && e.forced.Load()) {
+			// In flight at the window's end (whatever became of it), or
+			// cut by the sockets' shutdown: unfinished under CutAtEnd,
+			// not counted otherwise.
+			c.cutUnfinished()
+			return
+		}
 		switch st {
 		case stepAbort:
 			if (c.es == esConn || c.conn == nil || c.conn.broken) && cfg.Reconnect && !c.done() {
@@ -279,7 +362,6 @@ func (c *client) run() {
 			return
 		}
 		// END_TX
-		end := e.now()
 		switch c.es {
 		case esNone:
 			c.record(metrics.Committed, end)
@@ -287,6 +369,8 @@ func (c *client) run() {
 			c.record(metrics.FailedSerialization, 0)
 		case esDeadlock:
 			c.record(metrics.FailedDeadlock, 0)
+		case esTimeout:
+			c.record(metrics.FailedTimeout, 0)
 		default:
 			c.record(metrics.FailedOther, 0)
 		}
@@ -352,6 +436,7 @@ func (c *client) connect() bool {
 func (c *client) setConn(conn *wireConn) {
 	c.inflight.Lock()
 	c.conn = conn
+	conn.mu = &c.inflight
 	c.inflight.Unlock()
 }
 
@@ -389,10 +474,11 @@ func (c *client) throttle() bool {
 		if e.endTime > 0 && c.scheduled > e.endTime {
 			return false
 		}
-		if !c.sleepUntil(c.scheduled) {
+		if !c.sleepUntil(c.scheduled) || c.done() {
+			c.cutUnstarted()
 			return false
 		}
-		return !c.done()
+		return true
 	}
 }
 

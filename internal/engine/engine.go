@@ -13,6 +13,39 @@
 //
 // Times inside the engine are µs on one monotonic clock that starts when
 // Run is called.
+//
+// # The end of a run
+//
+// As pgbench (the default): -T only stops new transactions from starting;
+// the transactions in flight at the end run to their end, however long
+// that takes, and slots of the schedule a client did not get to are in no
+// count.
+//
+// With Config.CutAtEnd (pgtrial's own commands) the measured window ends
+// at Duration sharp, or at the interruption (ctx cancelled) when that comes
+// first, whatever the server does:
+//
+//   - the window starts at the bench start (all clients connected) and is
+//     Duration long; Result.End is its end, so the measured duration
+//     equals -T;
+//   - at the end, every query in flight is cancelled (cancel requests sent
+//     concurrently, each bounded by cancelTimeout), the clients get
+//     endGrace to return, and then their sockets are shut down; a second
+//     signal (Config.Urgent) skips the grace;
+//   - a transaction that had not ended by the window's end is counted as
+//     metrics.Unfinished, whether it then committed, failed or was cut,
+//     with its response time recorded as the lower bound end − intended
+//     start (service time end − actual start, its lag as it was);
+//   - a slot of the open model's schedule due before the end that no client
+//     started is counted as metrics.Unstarted, with the lower bound end −
+//     intended start as its response time and lag;
+//   - both are recorded in the response histograms next to the committed
+//     transactions (not in the Stats sums, and not in the failures), so a
+//     stall at the end shows in the tail percentiles; slots due after the
+//     end are not counted.
+//
+// An interruption without CutAtEnd takes the same bounded path (cancels,
+// grace, sockets shut down), and the transactions it cut are not counted.
 package engine
 
 import (
@@ -116,7 +149,29 @@ type Config struct {
 	// ConnectError formats a connection failure for messages (libpq's text);
 	// nil uses err.Error().
 	ConnectError func(err error) string
+
+	// CutAtEnd ends the measured window at Duration sharp (or at the
+	// interruption), cancelling and cutting what is in flight then and
+	// counting the slots due before it that never started (see the package
+	// comment); Duration then counts from the bench start (all clients
+	// connected), so that the window is Duration long. false: pgbench's end
+	// of -T, Duration from Run's start.
+	CutAtEnd bool
+	// Urgent, once closed, makes the end of the run wait for nothing on
+	// the server: the clients' sockets are shut down at once instead of
+	// after endGrace. nil: never.
+	Urgent <-chan struct{}
 }
+
+// The bounded end of a run (see the package comment): each cancel request
+// may take cancelTimeout (connect, send, wait for the server to close it),
+// at most cancelConcurrency are under way at once, and the clients' sockets
+// are shut down endGrace after the end if they have not returned by then.
+const (
+	cancelTimeout     = 500 * time.Millisecond
+	cancelConcurrency = 32
+	endGrace          = 500 * time.Millisecond
+)
 
 // Result is what a run did beyond its metrics.
 type Result struct {
@@ -129,6 +184,14 @@ type Result struct {
 	// stopped the run, else -1.
 	AbortedGroup int
 	Interrupted  bool // the context was cancelled (e.g. SIGINT)
+	// Cut: the window was cut at its end (CutAtEnd: the Duration's end or
+	// the interruption, which is then End); its unstarted and unfinished
+	// transactions are in the metrics.
+	Cut bool
+	// Closed is the number of connections shut down because their client
+	// had not returned endGrace after the end (or at Urgent): the server
+	// did not answer the cancel requests in time.
+	Closed int
 }
 
 // GroupOf returns the group (pgbench thread) of client i: pgbench gives
@@ -164,6 +227,8 @@ type group struct {
 	sched  *schedule
 	mu     sync.Mutex // guards choose
 	choose prng.State
+	first  *client // records the group's unstarted slots after the run
+	n      int     // clients in the group
 }
 
 type engine struct {
@@ -187,6 +252,19 @@ type engine struct {
 	// dialCtx is every dial's context (startDialing): Run's, also
 	// cancelled when the engine stops.
 	dialCtx context.Context
+
+	// The end of the run (watchEnd). windowEnd is the end of the measured
+	// window under CutAtEnd (µs): the Duration's end from the start,
+	// lowered to the interruption's time; 0 without a cut. A transaction
+	// that ends after it is unfinished, a slot due by it that starts after
+	// it unstarted.
+	windowEnd   atomic.Int64
+	cut         atomic.Bool // the window's end came (the stop is the cut)
+	interrupted atomic.Bool
+	forced      atomic.Bool   // the sockets are being shut down: clients' errors are the shutdown's
+	finished    chan struct{} // closed when every client has returned
+	hard        chan struct{} // closed when the sockets are shut down
+	closed      atomic.Int64  // connections shut down
 }
 
 // now is the engine clock in µs.
@@ -204,8 +282,9 @@ func (e *engine) stop() {
 
 // Run runs the clients until they finish, abort, or ctx is cancelled. On
 // cancellation, in-flight queries are cancelled on the server and the
-// transactions they belonged to are not counted; everything recorded before
-// stays in the metrics.
+// transactions they belonged to are not counted (under CutAtEnd they are
+// counted as unfinished); everything recorded before stays in the metrics.
+// The package comment says how a run ends.
 func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	if cfg.Clients < 1 {
 		return nil, errors.New("engine: at least one client is needed")
@@ -216,7 +295,8 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	if len(cfg.Streams.Clients) < cfg.Clients || len(cfg.Streams.Threads) < cfg.Groups {
 		return nil, errors.New("engine: random streams missing for some clients or groups")
 	}
-	e := &engine{cfg: cfg, epoch: time.Now(), abortG: -1, stopCh: make(chan struct{}), grouped: groupLoops && !cfg.NetPoller}
+	e := &engine{cfg: cfg, epoch: time.Now(), abortG: -1, stopCh: make(chan struct{}), grouped: groupLoops && !cfg.NetPoller,
+		finished: make(chan struct{}), hard: make(chan struct{})}
 	e.limit = int64(cfg.LatencyLimit / time.Microsecond)
 	for _, w := range cfg.Weights {
 		e.total += int64(w)
@@ -225,7 +305,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		e.ncmds = append(e.ncmds, len(s.Commands))
 	}
 	if cfg.Duration > 0 {
-		e.endTime = int64(cfg.Duration / time.Microsecond)
+		e.endTime = int64(cfg.Duration / time.Microsecond) // from the bench start under CutAtEnd: see there
 	}
 	res := &Result{Start: e.epoch, AbortedGroup: -1}
 
@@ -241,21 +321,25 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 			return nil, err
 		}
 		e.clients[i] = c
+		if g.first == nil {
+			g.first = c
+		}
+		g.n++
 	}
 
-	// Interruption: stop new work, cancel queries in flight.
+	// The end: interruption, exit-on-abort, or (CutAtEnd) the Duration's
+	// end; watchEnd stops new work and cuts what is in flight, bounded.
+	endC := make(chan struct{})
+	watched := make(chan struct{})
 	go func() {
-		select {
-		case <-ctx.Done():
-			res.Interrupted = true
-			e.stop()
-			for _, c := range e.clients {
-				c.cancelInFlight()
-			}
-		case <-e.stopCh:
-		}
+		defer close(watched)
+		e.watchEnd(ctx, endC)
 	}()
-	defer e.stop()
+	defer func() {
+		e.stop()
+		close(e.finished)
+		<-watched
+	}()
 
 	// Initial connections at a bounded rate and concurrency, each with a
 	// timeout; the first failure stops the others (connect.go's
@@ -277,7 +361,8 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 			for _, c := range e.clients {
 				c.closeConn()
 			}
-			if ctx.Err() != nil {
+			if e.interrupted.Load() || ctx.Err() != nil {
+				res.Interrupted = true
 				return res, context.Canceled
 			}
 			return res, &InitialConnectError{Client: i, Err: err}
@@ -291,6 +376,12 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	debug.FreeOSMemory()
 	bench := e.now()
 	res.BenchStart = e.wall(bench)
+	if cfg.CutAtEnd && e.endTime > 0 {
+		// The window is -T long from the bench start; an interruption
+		// during the connections has already ended it.
+		e.endTime += bench
+		e.windowEnd.CompareAndSwap(0, e.endTime)
+	}
 	if cfg.Rate > 0 {
 		// pgbench: throttle_delay = 1e6 / rate · nthreads, per thread.
 		delay := 1e6 / cfg.Rate * float64(cfg.Groups)
@@ -300,7 +391,12 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		}
 	}
 	if e.endTime > 0 {
-		t := time.AfterFunc(time.Until(e.wall(e.endTime)), func() { e.timerHit.Store(true) })
+		t := time.AfterFunc(time.Until(e.wall(e.endTime)), func() {
+			e.timerHit.Store(true)
+			if cfg.CutAtEnd {
+				close(endC)
+			}
+		})
 		defer t.Stop()
 	}
 	if cfg.OnStart != nil {
@@ -339,6 +435,17 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	}
 	wg.Wait()
 	res.End = time.Now()
+	if e.cut.Load() {
+		// Every client has returned: what is left of the schedules up to
+		// the window's end never started.
+		w := e.windowEnd.Load()
+		e.drainUnstarted(groups, w)
+		res.Cut = true
+		if end := e.wall(w); !end.Before(res.BenchStart) {
+			res.End = end
+		}
+	}
+	res.Closed = int(e.closed.Load())
 	e.connMu.Lock()
 	res.ConnTime = e.connTime
 	e.connMu.Unlock()
@@ -348,10 +455,120 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		res.AbortedGroup = e.abortG
 	}
 	e.abortMu.Unlock()
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || e.interrupted.Load() {
 		res.Interrupted = true
 	}
 	return res, nil
+}
+
+// watchEnd waits for the end of the run — ctx cancelled (an interruption),
+// a stop (exit-on-abort), or under CutAtEnd endC (the Duration's end) —
+// unless every client returns first; then it stops new work, cancels the
+// queries in flight, and shuts down the sockets of the clients that have
+// not returned endGrace later (at once when Config.Urgent is closed).
+func (e *engine) watchEnd(ctx context.Context, endC <-chan struct{}) {
+	select {
+	case <-e.finished:
+		return
+	case <-ctx.Done():
+		e.interrupted.Store(true)
+		if e.cfg.CutAtEnd {
+			// The window ends now, unless the Duration's end came first.
+			now := e.now()
+			for {
+				w := e.windowEnd.Load()
+				if (w > 0 && w <= now) || e.windowEnd.CompareAndSwap(w, now) {
+					break
+				}
+			}
+			e.cut.Store(true)
+		}
+	case <-endC:
+		e.cut.Store(true)
+	case <-e.stopCh:
+	}
+	e.stop()
+	e.cancelInFlight()
+	grace := time.NewTimer(endGrace)
+	defer grace.Stop()
+	select {
+	case <-e.finished:
+	case <-grace.C:
+	case <-e.cfg.Urgent:
+	}
+	e.shutdownAll()
+}
+
+// cancelInFlight sends a cancel request for every client waiting for the
+// server, cancelConcurrency at a time, each bounded by cancelTimeout; it
+// returns at once, and what is not sent by the time the sockets are shut
+// down (e.hard) is not sent.
+func (e *engine) cancelInFlight() {
+	go func() {
+		sem := make(chan struct{}, cancelConcurrency)
+		for _, c := range e.clients {
+			req, ok := c.cancelRequest()
+			if !ok {
+				continue
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-e.hard:
+				return
+			case <-e.finished:
+				return
+			}
+			go func() {
+				defer func() { <-sem }()
+				req.send(cancelTimeout)
+			}()
+		}
+	}()
+}
+
+// shutdownAll shuts down the socket of every client that still has one, so
+// that reads and writes on it fail at once, and cancels the connections
+// being made; the clients then return.
+func (e *engine) shutdownAll() {
+	e.forced.Store(true)
+	close(e.hard) // the reconnects' dials were cancelled with the stop (startDialing)
+	for _, c := range e.clients {
+		if c.shutdown() {
+			e.closed.Add(1)
+		}
+	}
+}
+
+// drainUnstarted records, after the clients have returned, every slot of
+// the groups' schedules due by w (the window's end) as unstarted, with the
+// lower bound w − intended start: the slots no client took. With
+// Transactions, a group has at most that many slots per client.
+func (e *engine) drainUnstarted(groups []*group, w int64) {
+	n := 0
+	for _, g := range groups {
+		if g.sched == nil || g.first == nil {
+			continue
+		}
+		c := g.first
+		left := int64(-1)
+		if e.cfg.Transactions > 0 {
+			left = max(int64(g.n)*e.cfg.Transactions-g.sched.handedOut(), 0)
+		}
+		for ; left != 0; left-- {
+			t := g.sched.next()
+			if t > w {
+				break
+			}
+			c.script = e.chooseScript(g)
+			c.scheduled = t
+			c.recordCut(metrics.Unstarted, w)
+			// Hand the records to the interval being built now and then:
+			// a long stall leaves many slots.
+			if n++; n%(1<<16) == 0 {
+				e.cfg.Metrics.Drain()
+			}
+		}
+	}
 }
 
 // chooseScript is pgbench's chooseScript: a weighted draw from the group's
@@ -391,9 +608,6 @@ func (e *engine) noteAbort(g int) {
 	e.abortMu.Unlock()
 	if e.cfg.ExitOnAbort && first {
 		e.cfg.Log.Error(fmt.Sprintf("Run was aborted due to an error in thread %d", g))
-		e.stop()
-		for _, c := range e.clients {
-			c.cancelInFlight()
-		}
+		e.stop() // watchEnd cancels the queries in flight
 	}
 }

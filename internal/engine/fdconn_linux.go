@@ -162,6 +162,14 @@ func (c *fdConn) Close() error {
 	return err
 }
 
+// shutdown shuts the socket down for reading and writing: a ppoll waiting
+// on it returns (a close would not wake it), and reads and writes fail.
+func (c *fdConn) shutdown() {
+	if c.fd >= 0 {
+		syscall.Shutdown(c.fd, syscall.SHUT_RDWR)
+	}
+}
+
 func (c *fdConn) LocalAddr() net.Addr  { return c.local }
 func (c *fdConn) RemoteAddr() net.Addr { return c.remote }
 

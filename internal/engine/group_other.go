@@ -17,6 +17,8 @@ type fdConn struct{ net.Conn }
 
 type fdWaiter interface{ waitFD(fd int, write bool) bool }
 
+func (c *fdConn) shutdown() {}
+
 func newFdConn(nc net.Conn, w fdWaiter) (*fdConn, error) {
 	return nil, errors.New("not supported on this system")
 }

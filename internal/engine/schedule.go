@@ -41,3 +41,10 @@ func (s *schedule) next() int64 {
 	s.mu.Unlock()
 	return t
 }
+
+// handedOut is the number of slots handed out so far.
+func (s *schedule) handedOut() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.k
+}

@@ -307,7 +307,7 @@ func (c *client) sqlError(i, qrynum int, pe *pgconn.PgError) step {
 		c.es = esConn
 		return stepAbort
 	}
-	if c.es == esSerialization || c.es == esDeadlock || (c.es == esOther && e.cfg.ContinueOnError) {
+	if c.es == esSerialization || c.es == esDeadlock || (c.es.sqlFailure() && e.cfg.ContinueOnError) {
 		if e.cfg.VerboseErrors {
 			e.cfg.Log.Info(fmt.Sprintf("client %d got an error in command %d (SQL) of script %d; %s", c.id, i, c.script, trimNL(e.pqError(pe))))
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -49,6 +50,12 @@ type wireConn struct {
 	prepared [][]bool
 
 	onNotice func(*pgconn.Notice)
+
+	// mu, when set (the client's lock, client.setConn), is held while the
+	// socket is closed after an error, so that a shutdown from another
+	// goroutine (the end of the run) never reaches a descriptor that was
+	// closed and reused.
+	mu *sync.Mutex
 }
 
 // rawQuery is a simple-protocol Query message whose text is a byte slice,
@@ -131,9 +138,29 @@ func (c *wireConn) fail(err error) error {
 	c.broken = true
 	c.tx = 0
 	if c.nc != nil {
+		if c.mu != nil {
+			c.mu.Lock()
+			defer c.mu.Unlock()
+		}
 		c.nc.Close()
 	}
 	return err
+}
+
+// shutdown makes the socket's pending and later reads and writes fail at
+// once (shutdown(2) of a socket outside Go's poller, a deadline in the past
+// otherwise), from any goroutine; the caller holds mu. It reports whether
+// there was a socket.
+func (c *wireConn) shutdown() bool {
+	if c == nil || c.nc == nil {
+		return false
+	}
+	if fc, ok := c.nc.(*fdConn); ok {
+		fc.shutdown()
+	} else {
+		c.nc.SetDeadline(time.Unix(1, 0))
+	}
+	return true
 }
 
 // flush writes the buffered messages.

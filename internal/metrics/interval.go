@@ -56,7 +56,8 @@ func Quantile(h *hdrhistogram.Histogram, q float64) int64 {
 
 // Hists is what is recorded for one script (or all) over an interval: the
 // pgbench sums of every transaction, and histograms (µs) of response, service
-// and lag of committed transactions.
+// and lag of committed transactions and of the lower bounds of those cut at
+// the end of the window (see add).
 type Hists struct {
 	Stats                  Stats
 	Response, Service, Lag *hdrhistogram.Histogram
@@ -67,12 +68,20 @@ func NewHists() Hists {
 	return Hists{Response: NewHistogram(), Service: NewHistogram(), Lag: NewHistogram()}
 }
 
-// add accounts one transaction: Stats always, histograms when committed.
+// add accounts one transaction: Stats always; the histograms when committed
+// or unfinished (response, service and lag), or unstarted (response and lag,
+// it had no service): the lower bounds of a transaction cut at the end of
+// the window count in the percentiles, so that a stall at the end shows in
+// the tail.
 func (h *Hists) add(tx *Tx, limit int64) {
 	h.Stats.Add(tx, limit)
-	if tx.Outcome == Committed {
+	switch tx.Outcome {
+	case Committed, Unfinished:
 		RecordValue(h.Response, tx.Response)
 		RecordValue(h.Service, tx.Service)
+		RecordValue(h.Lag, tx.Lag)
+	case Unstarted:
+		RecordValue(h.Response, tx.Response)
 		RecordValue(h.Lag, tx.Lag)
 	}
 }

@@ -23,11 +23,27 @@ const (
 	// FailedConnection: the connection was lost or could not be made; the
 	// client goes on with a new connection (native front end only).
 	FailedConnection
+	// FailedTimeout: SQLSTATE 57014 (query_canceled) on the last try: a
+	// statement_timeout expired, or another session cancelled the query
+	// (pg_cancel_backend); counted, like FailedOther, only under
+	// --continue-on-error. pgbench has no such class: its reports count it
+	// with the "other" failures.
+	FailedTimeout
+	// Unstarted: a slot of the open model's schedule due before the end of
+	// the measured window that no client had started by then (the run is
+	// cut at its end: engine.Config.CutAtEnd). Its Response and Lag are
+	// lower bounds, end of the window − intended start; no service time.
+	Unstarted
+	// Unfinished: a transaction in flight at the end of the window, cut
+	// there (cancelled, or its socket closed). Its Response (end of the
+	// window − intended start) and Service (end of the window − actual
+	// start) are lower bounds, its Lag is exact.
+	Unfinished
 
 	NumOutcomes
 )
 
-var outcomeNames = [NumOutcomes]string{"committed", "skipped", "dropped", "serialization", "deadlock", "other", "connection"}
+var outcomeNames = [NumOutcomes]string{"committed", "skipped", "dropped", "serialization", "deadlock", "other", "connection", "timeout", "unstarted", "unfinished"}
 
 // String is the outcome's name as used in files ("committed", "serialization", …).
 func (o Outcome) String() string {
@@ -37,8 +53,14 @@ func (o Outcome) String() string {
 	return "unknown"
 }
 
-// Failed reports whether the outcome is one of the failure classes.
-func (o Outcome) Failed() bool { return o >= FailedSerialization && o < NumOutcomes }
+// Failed reports whether the outcome is one of the failure classes
+// (serialization … timeout; not skipped, dropped, unstarted or unfinished).
+func (o Outcome) Failed() bool { return o >= FailedSerialization && o <= FailedTimeout }
+
+// Cut reports whether the outcome is a transaction cut at the end of the
+// window (Unstarted, Unfinished): recorded with lower bounds of its
+// latencies, and counted neither as committed nor as failed.
+func (o Outcome) Cut() bool { return o == Unstarted || o == Unfinished }
 
 // Tx is one finished (or skipped, or dropped) transaction as the engine reports
 // it. Times are µs. For a committed transaction:
@@ -49,7 +71,9 @@ func (o Outcome) Failed() bool { return o >= FailedSerialization && o < NumOutco
 //
 // so Response = Service + Lag; in the closed model intended = actual start and
 // Lag = 0. Failed, skipped and dropped transactions carry no latency (pgbench
-// records none for them); their times are 0.
+// records none for them); their times are 0. Unstarted and Unfinished ones
+// carry the lower bounds their outcomes describe, with "end" the end of the
+// measured window.
 type Tx struct {
 	Script   int
 	Outcome  Outcome
@@ -120,7 +144,10 @@ func (s *Summary) Stddev() float64 {
 // Stats is pgbench's StatsData for one script, or for all, over some period,
 // extended with the open model's outcomes.
 type Stats struct {
-	Count   int64              // committed transactions (pgbench's cnt)
+	Count int64 // committed transactions (pgbench's cnt)
+	// Outcome counts every outcome; the sums below (Latency, Service, Lag)
+	// are of committed transactions only, while the histograms of Hists
+	// also hold the lower bounds of unstarted and unfinished ones.
 	Outcome [NumOutcomes]int64 // transactions by outcome; Outcome[Committed] == Count
 	Retried int64              // transactions with more than one try, committed or failed
 	Retries int64              // Σ(tries − 1)
@@ -132,8 +159,16 @@ type Stats struct {
 
 // Failed is the number of failed transactions of every class.
 func (s *Stats) Failed() int64 {
-	return s.Outcome[FailedSerialization] + s.Outcome[FailedDeadlock] + s.Outcome[FailedOther] + s.Outcome[FailedConnection]
+	return s.Outcome[FailedSerialization] + s.Outcome[FailedDeadlock] + s.Outcome[FailedOther] + s.Outcome[FailedConnection] + s.Outcome[FailedTimeout]
 }
+
+// Unstarted is the number of slots due before the end of the window that
+// never started.
+func (s *Stats) Unstarted() int64 { return s.Outcome[Unstarted] }
+
+// Unfinished is the number of transactions in flight at the end of the
+// window.
+func (s *Stats) Unfinished() int64 { return s.Outcome[Unfinished] }
 
 // Skipped is the number of skipped transactions.
 func (s *Stats) Skipped() int64 { return s.Outcome[Skipped] }
@@ -142,7 +177,8 @@ func (s *Stats) Skipped() int64 { return s.Outcome[Skipped] }
 func (s *Stats) Dropped() int64 { return s.Outcome[Dropped] }
 
 // Total is pgbench's total: committed + skipped + failed (dropped slots are
-// not transactions a client took, and are not included).
+// not transactions a client took, and are not included; nor are unstarted
+// and unfinished ones, which the window's end cut).
 func (s *Stats) Total() int64 { return s.Count + s.Skipped() + s.Failed() }
 
 // Add accounts one transaction; limit is the latency limit in µs (0: none).

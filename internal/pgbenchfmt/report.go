@@ -344,9 +344,9 @@ func printSimpleStats(w io.Writer, prefix string, s *metrics.Summary) {
 func failuresOf(s *metrics.Stats) int64 { return s.Failed() }
 
 // otherFailuresOf is pgbench 19's other_sql_failures (with connection
-// failures, which pgbench has not).
+// failures and statement timeouts, which pgbench does not count apart).
 func otherFailuresOf(s *metrics.Stats) int64 {
-	return s.Outcome[metrics.FailedOther] + s.Outcome[metrics.FailedConnection]
+	return s.Outcome[metrics.FailedOther] + s.Outcome[metrics.FailedConnection] + s.Outcome[metrics.FailedTimeout]
 }
 
 // percentOf is pgbench's "100.0 * part / whole" in its order of operations.

@@ -146,7 +146,7 @@ func TestReportFull(t *testing.T) {
 	s1 := []metrics.Tx{
 		txOK(1, 2000, 200, 1),
 		txFailed(1, metrics.FailedDeadlock, 3),
-		txFailed(1, metrics.FailedOther, 1),
+		txFailed(1, metrics.FailedTimeout, 1), // pgbench has no timeout class: an "other" failure
 	}
 	r := &Report{
 		Opts:            o,
@@ -690,4 +690,17 @@ END;
 			prev = start
 		}
 	})
+}
+
+// Connection failures and statement timeouts, which pgbench does not count
+// apart, are its "other" failures.
+func TestOtherFailures(t *testing.T) {
+	st := statsOf(0, txFailed(0, metrics.FailedOther, 1), txFailed(0, metrics.FailedConnection, 1),
+		txFailed(0, metrics.FailedTimeout, 1), txFailed(0, metrics.FailedSerialization, 1))
+	if n := otherFailuresOf(&st); n != 3 {
+		t.Errorf("other failures %d, want 3", n)
+	}
+	if n := failuresOf(&st); n != 4 {
+		t.Errorf("failures %d, want 4", n)
+	}
 }

@@ -158,9 +158,10 @@ func floorSecondUS(us int64) int64 { return us / 1000000 * 1000000 }
 // (its pgbench client id), which was the client's txNo-th (1-based, counting
 // skipped and failed ones, as pgbench's cnt after the increment). now is the
 // time of logging. Dropped slots are not pgbench transactions and are not
-// logged. Log never blocks on anything but the file.
+// logged, nor are slots and transactions cut at the end of the window
+// (unstarted, unfinished). Log never blocks on anything but the file.
 func (l *TxLog) Log(client int, txNo int64, tx *metrics.Tx, now time.Time) {
-	if tx == nil || tx.Outcome == metrics.Dropped || tx.Outcome >= metrics.NumOutcomes {
+	if tx == nil || tx.Outcome == metrics.Dropped || tx.Outcome.Cut() || tx.Outcome >= metrics.NumOutcomes {
 		return
 	}
 	nowUS := now.UnixMicro()
@@ -222,8 +223,8 @@ func (l *TxLog) writeTx(client int, txNo int64, tx *metrics.Tx, nowUS int64) {
 }
 
 // resultString is pgbench's getResultString for a transaction that did not
-// succeed. Connection failures (pgtrial's native front end only) are
-// "other" failures.
+// succeed. Connection failures (pgtrial's native front end only) and
+// statement timeouts are "other" failures.
 func (l *TxLog) resultString(o metrics.Outcome) string {
 	switch {
 	case o == metrics.Skipped:

@@ -103,11 +103,30 @@ func WriteServerFile(t testing.TB, c *localpg.Cluster, name string, data []byte)
 	}
 }
 
+// ownWatchdogScript is watchdogScript that first sends SIGCONT to the postmaster
+// and its children (a test that froze the server and died).
+const ownWatchdogScript = `trap '' INT TERM HUP QUIT
+cat >/dev/null
+pid=$(head -n 1 "$2/postmaster.pid" 2>/dev/null)
+if [ -n "$pid" ]; then
+  kill -CONT "$pid" 2>/dev/null
+  for s in /proc/[0-9]*/stat; do
+    read -r line <"$s" 2>/dev/null || continue
+    rest=${line##*) }
+    set -- "$1" "$2" "$3" $rest
+    child=${s#/proc/}
+    [ "$5" = "$pid" ] && kill -CONT "${child%/stat}" 2>/dev/null
+    set -- "$1" "$2" "$3"
+  done
+fi
+"$1" stop -D "$2" -m immediate -w -t 30 >/dev/null 2>&1
+rm -rf "$3"`
+
 // ownWatchdog is startWatchdog for one own cluster: it returns the function
 // that ends it (closes its stdin and waits, at most 30 s). Without /bin/sh
 // there is no watchdog; t.Cleanup still removes the cluster.
 func ownWatchdog(u localpg.OSUser, pgCtl, dataDir, tmp string) (stop func()) {
-	cmd := exec.Command("/bin/sh", "-c", watchdogScript, "pgtest-watchdog", pgCtl, dataDir, tmp)
+	cmd := exec.Command("/bin/sh", "-c", ownWatchdogScript, "pgtest-watchdog", pgCtl, dataDir, tmp)
 	cmd.Dir = "/"
 	cmd.Env = []string{"PATH=/usr/bin:/bin", "LC_ALL=C"}
 	attr := u.SysProcAttr()

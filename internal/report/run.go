@@ -169,7 +169,21 @@ func (v *RunView) latencyTable(title string, ss *results.ScriptSummary) *Table {
 		counts += fmt.Sprintf(", late (> %s) %d (%s)", format.Duration(v.LatencyLimit), ss.Late, format.Share(ss.LateShare))
 	}
 	t.Notes = []string{counts}
+	if cut := cutLine(ss); cut != "" {
+		t.Notes = append(t.Notes, cut)
+	}
 	return t
+}
+
+// cutLine is what the window's end cut, "" when nothing: "at the end of
+// the window: 812 unstarted, 4 unfinished (in the percentiles with their
+// lower bound, end − intended start)".
+func cutLine(ss *results.ScriptSummary) string {
+	if ss.Unstarted == 0 && ss.Unfinished == 0 {
+		return ""
+	}
+	return fmt.Sprintf("at the end of the window: %d unstarted, %d unfinished (in the percentiles with their lower bound, end − intended start)",
+		ss.Unstarted, ss.Unfinished)
 }
 
 // commandTable is -r's table: every command's executions, mean and maximum

@@ -124,3 +124,23 @@ func TestRunMarkdown(t *testing.T) {
 		"run directory: pgtrial-runs/20260102-030405-tpcb-like\n",
 	)
 }
+
+// The counts under a latency table name statement timeouts as their own
+// class and say what the window's end cut; nothing is said of a cut that
+// cut nothing.
+func TestLatencyTableTimeoutsAndCut(t *testing.T) {
+	v := &RunView{}
+	ss := &results.ScriptSummary{Committed: 90, Failed: 3, FailedShare: 0.03,
+		FailedBy:  map[string]int64{"serialization": 0, "deadlock": 0, "other": 1, "connection": 0, "timeout": 2},
+		Unstarted: 812, Unfinished: 4}
+	notes := strings.Join(v.latencyTable("total", ss).Notes, "\n")
+	for _, want := range []string{"failed 3 (3.00 %) [other 1, timeout 2]", "at the end of the window: 812 unstarted, 4 unfinished"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes %q lack %q", notes, want)
+		}
+	}
+	ss.Unstarted, ss.Unfinished = 0, 0
+	if notes := v.latencyTable("total", ss).Notes; len(notes) != 1 {
+		t.Errorf("notes %q, want the counts only", notes)
+	}
+}

@@ -138,10 +138,10 @@ func TestCreateWriteInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	header, first, _ := strings.Cut(string(data), "\n")
-	if want := "time,elapsed_s,phase,started,committed,failed,retried,skipped,dropped,tps,response_p50_ms,response_p95_ms,response_p99_ms,response_max_ms,lag_p99_ms"; header != want {
+	if want := "time,elapsed_s,phase,started,committed,failed,retried,skipped,dropped,tps,response_p50_ms,response_p95_ms,response_p99_ms,response_max_ms,lag_p99_ms,unstarted,unfinished"; header != want {
 		t.Errorf("header\n%s\nwant\n%s", header, want)
 	}
-	if want := "2025-03-01T12:00:01.000Z,1.000,warmup,3,2,1,1,1,0,2.000,1.000,1.000,1.000,1.000,0.100\n"; !strings.HasPrefix(first, want) {
+	if want := "2025-03-01T12:00:01.000Z,1.000,warmup,3,2,1,1,1,0,2.000,1.000,1.000,1.000,1.000,0.100,0,0\n"; !strings.HasPrefix(first, want) {
 		t.Errorf("first row\n%s\nwant\n%s", first, want)
 	}
 
@@ -473,7 +473,7 @@ func TestSummarize(t *testing.T) {
 	if s0.Committed != 100 || s0.Failed != 5 || s0.Skipped != 10 || s0.Dropped != 20 || s0.Retried != 4 || s0.Retries != 4 || s0.Late != 97 {
 		t.Errorf("counts %+v", s0)
 	}
-	if s0.FailedBy["serialization"] != 3 || s0.FailedBy["deadlock"] != 2 || s0.FailedBy["other"] != 0 || len(s0.FailedBy) != 4 {
+	if s0.FailedBy["serialization"] != 3 || s0.FailedBy["deadlock"] != 2 || s0.FailedBy["other"] != 0 || s0.FailedBy["timeout"] != 0 || len(s0.FailedBy) != 5 {
 		t.Errorf("failed by %v", s0.FailedBy)
 	}
 	near("tps", s0.TPS, 10)
@@ -525,5 +525,45 @@ func TestSummarizeEmpty(t *testing.T) {
 		if math.IsNaN(v) {
 			t.Errorf("NaN in %+v", sum.Total)
 		}
+	}
+}
+
+// TestSummarizeCut: statement timeouts are a failure class of their own;
+// slots and transactions cut at the end of the window are counted apart,
+// neither committed nor failed nor in the shares, and their lower bounds
+// are in the response percentiles (a stall at the end shows in the tail),
+// not in the mean.
+func TestSummarizeCut(t *testing.T) {
+	t0 := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+	s := metrics.NewSet(1, metrics.Layout{Scripts: 1})
+	r := s.Recorder(0)
+	for range 96 {
+		r.Record(&metrics.Tx{Outcome: metrics.Committed, Tries: 1, Response: 1000, Service: 1000})
+	}
+	r.Record(&metrics.Tx{Outcome: metrics.FailedTimeout, Tries: 1})
+	r.Record(&metrics.Tx{Outcome: metrics.FailedOther, Tries: 1})
+	// Due 2 s and 3 s before the end; in flight for 4 s at the end.
+	r.Record(&metrics.Tx{Outcome: metrics.Unstarted, Response: 2_000_000, Lag: 2_000_000})
+	r.Record(&metrics.Tx{Outcome: metrics.Unstarted, Response: 3_000_000, Lag: 3_000_000})
+	r.Record(&metrics.Tx{Outcome: metrics.Unfinished, Tries: 1, Response: 4_000_000, Service: 4_000_000})
+	sum := Summarize(s.Tick(t0, t0.Add(10*time.Second)), nil, 10)
+	tot := sum.Total
+	if tot.Committed != 96 || tot.Failed != 2 || tot.FailedBy["timeout"] != 1 || tot.FailedBy["other"] != 1 ||
+		tot.Unstarted != 2 || tot.Unfinished != 1 {
+		t.Errorf("counts: committed %d, failed %d %v, unstarted %d, unfinished %d", tot.Committed, tot.Failed, tot.FailedBy, tot.Unstarted, tot.Unfinished)
+	}
+	if want := 2.0 / 98; math.Abs(tot.FailedShare-want) > 1e-12 {
+		t.Errorf("failed share %v, want %v (of committed + failed)", tot.FailedShare, want)
+	}
+	// 99 values in the histogram: p99 is the 98th, 3 s; the max 4 s.
+	if tot.Response.P99 < 2990 || tot.Response.Max < 3990 || tot.Service.Max < 3990 || tot.Lag.Max < 2990 {
+		t.Errorf("response p99 %v ms, max %v ms; service max %v ms; lag max %v ms: the cut's lower bounds are missing",
+			tot.Response.P99, tot.Response.Max, tot.Service.Max, tot.Lag.Max)
+	}
+	if tot.Response.Mean != 1 {
+		t.Errorf("response mean %v ms, want 1 (committed only)", tot.Response.Mean)
+	}
+	if math.Abs(sum.AchievedRate-9.8) > 1e-9 {
+		t.Errorf("achieved rate %v, want (committed + failed) / 10 s", sum.AchievedRate)
 	}
 }

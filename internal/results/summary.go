@@ -23,24 +23,39 @@ type Summary struct {
 // Shares are fractions (0.01 = 1 %) of the transactions clients took,
 // committed + skipped + failed (pgbench's total), except DroppedShare, which
 // is dropped / (committed + skipped + failed + dropped): a dropped slot never
-// reached a client. Every latency figure covers committed transactions only,
-// so it excludes exactly what these shares count.
+// reached a client.
+//
+// The end of the window (pgtrial's own commands; engine.Config.CutAtEnd):
+// Unstarted counts the slots of the open model's schedule due before the
+// end of the measured window (the -T end, or the interruption) that no
+// client started; Unfinished the transactions in flight at that end, which
+// were cancelled (whatever became of them after it). Neither is committed,
+// failed nor in the shares' denominator. Both are in the response
+// percentiles and maximum with a lower bound of their response time: end of
+// the window − intended start (unfinished also in service, end − actual
+// start, and lag; unstarted in lag, with the same bound), so a stall at the
+// end shows in the tail. The means and standard deviations, and every
+// figure of the pgbench front end (which, as pgbench, lets the transactions
+// in flight at -T's end finish and counts neither), cover committed
+// transactions only; skipped, dropped and failed ones carry no latency.
 type ScriptSummary struct {
 	Name      string  `json:"name"`
 	Committed int64   `json:"committed"`
 	TPS       float64 `json:"tps"` // committed / duration
 
-	Response Percentiles `json:"response_ms"` // end − intended start
-	Service  Percentiles `json:"service_ms"`  // end − actual start
-	Lag      Percentiles `json:"lag_ms"`      // actual − intended start
+	Response Percentiles `json:"response_ms"` // end − intended start (with the lower bounds of unstarted and unfinished)
+	Service  Percentiles `json:"service_ms"`  // end − actual start (with the lower bounds of unfinished)
+	Lag      Percentiles `json:"lag_ms"`      // actual − intended start (with unfinished, and the lower bounds of unstarted)
 
-	Skipped  int64            `json:"skipped"`
-	Dropped  int64            `json:"dropped"`
-	Failed   int64            `json:"failed"`
-	FailedBy map[string]int64 `json:"failed_by"`      // "serialization", "deadlock", "other", "connection"
-	Retried  int64            `json:"retried"`        // transactions retried at least once
-	Retries  int64            `json:"retries"`        // Σ(tries − 1)
-	Late     int64            `json:"late,omitempty"` // committed with response > the latency limit
+	Skipped    int64            `json:"skipped"`
+	Dropped    int64            `json:"dropped"`
+	Unstarted  int64            `json:"unstarted"`  // due before the window's end, never started
+	Unfinished int64            `json:"unfinished"` // in flight at the window's end, cut
+	Failed     int64            `json:"failed"`
+	FailedBy   map[string]int64 `json:"failed_by"`      // "serialization", "deadlock", "other", "connection", "timeout" (57014: statement_timeout)
+	Retried    int64            `json:"retried"`        // transactions retried at least once
+	Retries    int64            `json:"retries"`        // Σ(tries − 1)
+	Late       int64            `json:"late,omitempty"` // committed with response > the latency limit
 
 	SkippedShare float64 `json:"skipped_share"`
 	DroppedShare float64 `json:"dropped_share"`
@@ -106,23 +121,25 @@ func Summarize(iv *metrics.Interval, scriptNames []string, targetRate float64) S
 func summarizeScript(name string, h *metrics.Hists, dur float64) ScriptSummary {
 	st := &h.Stats
 	ss := ScriptSummary{
-		Name:      name,
-		Committed: st.Count,
-		Response:  latency(h.Response, &st.Latency),
-		Service:   latency(h.Service, &st.Service),
-		Lag:       latency(h.Lag, &st.Lag),
-		Skipped:   st.Skipped(),
-		Dropped:   st.Dropped(),
-		Failed:    st.Failed(),
-		FailedBy: map[string]int64{
-			metrics.FailedSerialization.String(): st.Outcome[metrics.FailedSerialization],
-			metrics.FailedDeadlock.String():      st.Outcome[metrics.FailedDeadlock],
-			metrics.FailedOther.String():         st.Outcome[metrics.FailedOther],
-			metrics.FailedConnection.String():    st.Outcome[metrics.FailedConnection],
-		},
-		Retried: st.Retried,
-		Retries: st.Retries,
-		Late:    st.Late,
+		Name:       name,
+		Committed:  st.Count,
+		Response:   latency(h.Response, &st.Latency),
+		Service:    latency(h.Service, &st.Service),
+		Lag:        latency(h.Lag, &st.Lag),
+		Skipped:    st.Skipped(),
+		Dropped:    st.Dropped(),
+		Unstarted:  st.Unstarted(),
+		Unfinished: st.Unfinished(),
+		Failed:     st.Failed(),
+		FailedBy:   map[string]int64{},
+		Retried:    st.Retried,
+		Retries:    st.Retries,
+		Late:       st.Late,
+	}
+	for o := metrics.Outcome(0); o < metrics.NumOutcomes; o++ {
+		if o.Failed() {
+			ss.FailedBy[o.String()] = st.Outcome[o]
+		}
 	}
 	if dur > 0 {
 		ss.TPS = float64(st.Count) / dur

@@ -26,8 +26,12 @@ type TimelineRow struct {
 	Skipped   int64   // slots skipped as already later than the latency limit
 	Dropped   int64   // slots dropped with no free client (drop policy)
 	TPS       float64 // committed / interval seconds
+	// Cut at the end of the window (the last interval only): slots due
+	// before it that never started, transactions in flight at it.
+	Unstarted, Unfinished int64
 
-	// Response time of committed transactions, ms (µs precision).
+	// Response time of committed transactions, and the lower bounds of the
+	// unstarted and unfinished ones, ms (µs precision).
 	ResponseP50, ResponseP95, ResponseP99, ResponseMax float64
 	LagP99                                             float64 // schedule lag p99, ms
 }
@@ -46,6 +50,8 @@ func NewTimelineRow(runStart time.Time, phase string, iv *metrics.Interval) Time
 		Retried:     st.Retried,
 		Skipped:     st.Skipped(),
 		Dropped:     st.Dropped(),
+		Unstarted:   st.Unstarted(),
+		Unfinished:  st.Unfinished(),
 		ResponseP50: ms(metrics.Quantile(iv.Total.Response, 0.50)),
 		ResponseP95: ms(metrics.Quantile(iv.Total.Response, 0.95)),
 		ResponseP99: ms(metrics.Quantile(iv.Total.Response, 0.99)),
@@ -126,6 +132,8 @@ func timelineColumns() []column {
 		floatColumn("response_p99_ms", func(r *TimelineRow) *float64 { return &r.ResponseP99 }),
 		floatColumn("response_max_ms", func(r *TimelineRow) *float64 { return &r.ResponseMax }),
 		floatColumn("lag_p99_ms", func(r *TimelineRow) *float64 { return &r.LagP99 }),
+		intColumn("unstarted", func(r *TimelineRow) *int64 { return &r.Unstarted }),
+		intColumn("unfinished", func(r *TimelineRow) *int64 { return &r.Unfinished }),
 	}
 }
 

@@ -75,12 +75,14 @@ func startCollectors(ctx context.Context, o *Collect, connString string, pgcfg *
 
 // stopCollectors ends the collectors at end and puts what they found into
 // run: the collectors that ran, server and host information, the evidence
-// of the measured window and the collectors' warnings.
-func stopCollectors(c *collect.Collector, run *results.Run, dirPath string, end time.Time, interval time.Duration) {
+// of the measured window and the collectors' warnings. Its waits on the
+// server end with ctx (at most 30 s; Run's ctx ends them at Config.Urgent,
+// and soon after the end when the server did not answer).
+func stopCollectors(ctx context.Context, c *collect.Collector, run *results.Run, dirPath string, end time.Time, interval time.Duration) {
 	if c == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	warnings := c.Stop(ctx, end)
 	run.Collectors = c.Kinds()

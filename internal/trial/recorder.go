@@ -63,6 +63,12 @@ type RecorderConfig struct {
 	ScriptNames []string      // for latency.hlog tags and events
 	Interval    time.Duration // tick period (> 0)
 	Warmup      time.Duration // excluded from the measured phase; 0 for none
+	// End is when the measured window ends, from the bench start (warm-up
+	// + duration), when the engine cuts the run there (engine.CutAtEnd):
+	// no interval is ticked after it, so the last one, Stop's, ends at the
+	// window's end and holds what the cut recorded. 0: the ticks go on
+	// until Stop.
+	End time.Duration
 	// OnInterval, if set, is called after each interval has been written,
 	// from the recorder's goroutine (or from Stop for the last one): the live
 	// status line.
@@ -152,6 +158,17 @@ func (r *Recorder) loop() {
 		if !passed && r.boundary.Before(next) {
 			next, boundaryTick = r.boundary, true
 		}
+		if r.cfg.End > 0 && !next.Before(r.bench.Add(r.cfg.End)) {
+			// The window's end: the last interval is Stop's.
+			for {
+				select {
+				case <-r.stopCh:
+					return
+				case <-drain.C:
+					r.cfg.Set.Drain()
+				}
+			}
+		}
 		timer.Reset(time.Until(next))
 	wait:
 		for {
@@ -191,7 +208,7 @@ func (r *Recorder) tick(sched, now time.Time, final bool) {
 		phase = results.PhaseWarmup
 	}
 	st := &iv.Total.Stats
-	empty := st.Total() == 0 && st.Dropped() == 0
+	empty := st.Total() == 0 && st.Dropped() == 0 && st.Unstarted() == 0 && st.Unfinished() == 0
 	if final && empty && iv.Duration() <= 0 {
 		return // nothing happened after the last tick
 	}

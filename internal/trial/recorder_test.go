@@ -274,3 +274,37 @@ func TestRecorderFirstError(t *testing.T) {
 		}
 	})
 }
+
+// With the window cut at its end (RecorderConfig.End, 2.5 s): the recorder
+// ticks on the grid up to the end (1 s, 2 s) and no more while the engine
+// ends its clients (until 4 s here); Stop's last interval runs to the
+// window's end and holds what the cut recorded then (unstarted, unfinished,
+// which alone do not make an interval empty), and the measured phase is
+// the window, 2.5 s (it ran to the engine's return).
+func TestRecorderStopsAtWindowEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		set := metrics.NewSet(1, metrics.Layout{Scripts: 1})
+		p := &recorderProbe{bench: time.Now()}
+		cfg := p.config(set, nil, time.Second, 0)
+		cfg.End = 2500 * ms
+		rec := NewRecorder(cfg)
+		rec.Start(p.bench, p.bench)
+		recordEvery(set.Recorder(0), p.bench, 50*ms, 100*ms, 24, 4000*ms) // to 2.35 s, then the grace
+		set.Recorder(0).Record(&metrics.Tx{Outcome: metrics.Unstarted, Response: 300_000, Lag: 300_000})
+		set.Recorder(0).Record(&metrics.Tx{Outcome: metrics.Unfinished, Tries: 1, Response: 200_000, Service: 200_000})
+		measure, err := rec.Stop(p.bench.Add(2500 * ms))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []tickSeen{
+			{results.PhaseMeasure, 0, 1000 * ms, 10, false},
+			{results.PhaseMeasure, 1000 * ms, 2000 * ms, 10, false},
+			{results.PhaseMeasure, 2000 * ms, 2500 * ms, 4, true},
+		}
+		checkTicks(t, p.ticks, want)
+		st := &measure.Total.Stats
+		if d := measure.End.Sub(measure.Start); d != 2500*ms || st.Count != 24 || st.Unstarted() != 1 || st.Unfinished() != 1 {
+			t.Errorf("measured %v: committed %d, unstarted %d, unfinished %d; want 2.5 s, 24, 1, 1", d, st.Count, st.Unstarted(), st.Unfinished())
+		}
+	})
+}

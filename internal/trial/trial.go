@@ -100,6 +100,11 @@ type Config struct {
 	// Interrupt, if set, says why the run was cancelled (e.g. "SIGINT") and
 	// when; ctx cancellation alone is recorded as "cancellation".
 	Interrupt func() (reason string, at time.Time)
+	// Urgent, once closed (a second signal), makes the end of the run wait
+	// for nothing on the server: the clients' sockets are shut down without
+	// the grace, the collectors' last samples and snapshot are skipped, and
+	// run.json is written at once. nil: never.
+	Urgent <-chan struct{}
 	// ShellOut receives \shell output and debug() lines; nil: os.Stderr
 	// (under Pgbench, Pgbench.Stdout and Stderr instead).
 	ShellOut io.Writer
@@ -305,8 +310,11 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 			c.out("pgtrial: warning: collectors not started: " + err.Error())
 		}
 	}
+	// The waits on the server at the end (the collectors') end at Urgent.
+	endCtx, endCancel := untilClosed(c.Urgent)
+	defer endCancel()
 	if collector != nil {
-		defer func() { collector.Stop(context.Background(), time.Now()) }()
+		defer func() { collector.Stop(endCtx, time.Now()) }()
 	}
 
 	layout := metrics.Layout{Scripts: len(programs), LatencyLimit: int64(c.LatencyLimit / time.Microsecond)}
@@ -314,12 +322,21 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		layout.Commands = ncmds
 	}
 	set := metrics.NewSet(c.Clients, layout)
+	// pgtrial's own commands end the window at -T sharp (engine.CutAtEnd);
+	// pgbench's front end lets the transactions in flight finish, as
+	// pgbench does.
+	cutAtEnd := c.Pgbench == nil
+	var window time.Duration
+	if cutAtEnd && c.Transactions == 0 {
+		window = c.Warmup + c.Duration
+	}
 	rec := NewRecorder(RecorderConfig{
 		Set:         set,
 		Dir:         dir,
 		ScriptNames: names,
 		Interval:    c.Interval,
 		Warmup:      c.Warmup,
+		End:         window,
 		OnWriteError: func(err error) {
 			c.out("pgtrial: warning: " + err.Error())
 		},
@@ -372,6 +389,8 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	runLogger := newRunLog(c.out, rec)
 	cfg := c.engineConfig(programs, names, weights, pgcfg, streams, runLogger, rec)
 	cfg.Metrics = set
+	cfg.CutAtEnd = cutAtEnd
+	cfg.Urgent = c.Urgent
 
 	// The transaction logs: --txlog's in the run directory, Log's wherever.
 	var ownLogs, logs txLogs
@@ -437,7 +456,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	if !rec.Started() {
 		// The clients never got to run: nothing was measured.
 		if collector != nil {
-			collector.Stop(context.Background(), end)
+			collector.Stop(endCtx, end)
 		}
 		notStarted()
 		if reason != "" || ctx.Err() != nil {
@@ -477,6 +496,9 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	if runErr != nil {
 		run.Warnings = append(run.Warnings, "engine: "+runErr.Error())
 	}
+	if res != nil && res.Closed > 0 {
+		run.Warnings = append(run.Warnings, fmt.Sprintf("at the end of the run %d of %d connections were still waiting for the server after their cancel request and a grace, and were closed: the server was not answering", res.Closed, c.Clients))
+	}
 	r.Summary = results.Summarize(measure, names, model.Rate)
 	r.Measured = rec.Measured()
 	run.Phases = rec.Phases()
@@ -487,7 +509,15 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	if writeErr != nil {
 		run.Warnings = append(run.Warnings, "writing the run directory: "+writeErr.Error())
 	}
-	stopCollectors(collector, run, c.Dir, end, c.Interval)
+	stopCtx := endCtx
+	if collector != nil && res != nil && res.Closed > 0 {
+		// The server did not answer the cancel requests at the end: its
+		// last samples get the time a server that answers needs.
+		var cancel context.CancelFunc
+		stopCtx, cancel = context.WithDeadline(endCtx, collector.QuickStop(end, time.Now()))
+		defer cancel()
+	}
+	stopCollectors(stopCtx, collector, run, c.Dir, end, c.Interval)
 	cpuMu.Lock()
 	if ev := run.Evidence; ev != nil && cpuOK && cpuEndOK {
 		if sec := ev.To.Sub(ev.From).Seconds(); sec > 0 {
@@ -513,6 +543,22 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		c.out("pgtrial: warning: " + finishErr.Error())
 	}
 	return r, nil
+}
+
+// untilClosed is a context cancelled when ch is closed (never for a nil
+// ch), or by its cancel function.
+func untilClosed(ch <-chan struct{}) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if ch != nil {
+		go func() {
+			select {
+			case <-ch:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	}
+	return ctx, cancel
 }
 
 // eventConfig is the config event's data: everything not in run.json's
