@@ -234,7 +234,8 @@ func hintFor(c Class, a attempt, cfg *pgconn.Config) string {
 	if cfg != nil {
 		user, db = cfg.User, cfg.Database
 	}
-	where := server(a, cfg)
+	at := location(a, cfg)
+	srv := strings.TrimSpace("the server " + at)
 	switch c {
 	case WrongPassword:
 		return "the server refused the password of user " + quote(user) + ": check PGPASSWORD, " +
@@ -247,7 +248,7 @@ func hintFor(c Class, a attempt, cfg *pgconn.Config) string {
 		return "no line of the server's pg_hba.conf lets user " + quote(user) + " connect to database " + quote(db) +
 			" from here: add one and reload the server (SELECT pg_reload_conf()), or connect as another user"
 	case NoRole:
-		return "there is no role " + quote(user) + " on " + where + ": create it (createuser, or CREATE ROLE … LOGIN), " +
+		return "there is no role " + quote(user) + " on " + srv + ": create it (createuser, or CREATE ROLE … LOGIN), " +
 			"or connect as another user (PGUSER, user= or postgres://USER@…)"
 	case TooManyClients:
 		var pe *pgconn.PgError
@@ -258,21 +259,21 @@ func hintFor(c Class, a attempt, cfg *pgconn.Config) string {
 		case pe != nil && strings.Contains(pe.Message, "for database"):
 			return "the database's connection limit is reached: use fewer clients (-c), or raise it (ALTER DATABASE " + ident(db) + " CONNECTION LIMIT n)"
 		}
-		return "every connection slot of " + where + " is taken (max_connections, less superuser_reserved_connections " +
+		return "every connection slot of " + srv + " is taken (max_connections, less superuser_reserved_connections " +
 			"for other roles): use fewer clients (-c), end idle sessions, or raise max_connections (a restart)"
 	case NoDatabase:
 		return "create database " + quote(db) + " (createdb " + shellWord(db) + ", or CREATE DATABASE; on the local cluster " +
 			"pgtrial local url --db " + shellWord(db) + "), or name another one; then load the tables with pgtrial init"
 	case NotReady:
-		return where + " is starting up, shutting down or in recovery: wait and try again"
+		return srv + " is starting up, shutting down or in recovery: wait and try again"
 	case Refused:
-		return "is the server running at " + where + "? Start the local one with \"pgtrial local start\", " +
+		return "is a server running " + at + "? Start the local one with \"pgtrial local start\", " +
 			"or give another server (--url, or PGHOST and PGPORT)"
 	case Timeout:
-		return "no answer from " + where + " within the connect timeout (connect_timeout, PGCONNECT_TIMEOUT): " +
+		return "no answer from " + srv + " within the connect timeout (connect_timeout, PGCONNECT_TIMEOUT): " +
 			"check the address and any firewall, and whether the server is overloaded or stopped"
 	case TLSRefused:
-		return where + " does not accept TLS, and the sslmode asks for it (require, verify-ca, verify-full): " +
+		return srv + " does not accept TLS, and the sslmode asks for it (require, verify-ca, verify-full): " +
 			"enable ssl on the server, or connect with sslmode=prefer or disable (sslmode= or PGSSLMODE)"
 	case TLSFailed:
 		return "the TLS handshake or the check of the server's certificate failed: for sslmode=verify-ca or verify-full " +
@@ -280,14 +281,15 @@ func hintFor(c Class, a attempt, cfg *pgconn.Config) string {
 	case UnknownHost:
 		return "the host name " + quote(a.host) + " does not resolve: check its spelling (--url, PGHOST), or give an IP address"
 	case Lost:
-		return where + " closed the connection during the start-up: its log says why (a crash, a restart, a limit)"
+		return srv + " closed the connection during the start-up: its log says why (a crash, a restart, a limit)"
 	}
 	return "check the connection settings (--url, or PGHOST, PGPORT, PGUSER, PGDATABASE)"
 }
 
-// server names the address of attempt a for a hint: "127.0.0.1, port 5432",
-// "the socket /tmp/.s.PGSQL.5432", else the config's first host.
-func server(a attempt, cfg *pgconn.Config) string {
+// location is where attempt a went, for a hint: "at 127.0.0.1, port 5432",
+// "at db.example.com (10.0.0.5), port 5432", "on the socket
+// /tmp/.s.PGSQL.5432", else the config's first host ("" when unknown).
+func location(a attempt, cfg *pgconn.Config) string {
 	addr := a.addr
 	if addr == "" && cfg != nil {
 		if strings.HasPrefix(cfg.Host, "/") {
@@ -296,20 +298,20 @@ func server(a attempt, cfg *pgconn.Config) string {
 			addr = net.JoinHostPort(cfg.Host, strconv.Itoa(int(cfg.Port)))
 		}
 	}
-	if addr == "" {
-		return "the server"
+	if addr == "" || addr == ":0" {
+		return ""
 	}
 	if strings.HasPrefix(addr, "/") || strings.HasPrefix(addr, "@") {
-		return "the socket " + addr
+		return "on the socket " + addr
 	}
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return addr
+		return "at " + addr
 	}
 	if a.host != "" && a.host != host {
 		host = a.host + " (" + host + ")"
 	}
-	return host + ", port " + port
+	return "at " + host + ", port " + port
 }
 
 func quote(s string) string { return strconv.Quote(s) }
