@@ -18,6 +18,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/loader"
 	"github.com/pgtrial/pgtrial/internal/metrics"
+	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
@@ -185,7 +186,7 @@ func (r *runner) preflight(ctx context.Context) error {
 	r.target = tgt
 	conn, err := pgx.Connect(cctx, r.env.ConnString)
 	if err != nil {
-		return fmt.Errorf("connect to the target: %w", err)
+		return pgerr.Connect(err, nil)
 	}
 	defer conn.Close(context.Background())
 

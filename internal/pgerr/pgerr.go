@@ -345,3 +345,18 @@ func strerror(errno syscall.Errno) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// Cause is Connect without the hint, for a reason that must stay on one
+// line per address (a collector's): err as an *Error whose Error() is the
+// message alone; nil for nil.
+func Cause(err error, cfg *pgconn.Config) error {
+	if err == nil {
+		return nil
+	}
+	var pe *Error
+	if errors.As(err, &pe) {
+		return &Error{Class: pe.Class, Message: pe.Message, Err: err}
+	}
+	msg, _ := Describe(err, cfg)
+	return &Error{Class: Classify(err), Message: msg, Err: err}
+}

@@ -26,6 +26,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
+
+	"github.com/pgtrial/pgtrial/internal/pgerr"
 )
 
 // connectTimeout bounds one connection attempt when the connection string sets no
@@ -63,7 +65,7 @@ func parseConfig(connString string) (*pgx.ConnConfig, error) {
 func connect(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", serverName(cfg), err)
+		return nil, pgerr.Connect(err, &cfg.Config)
 	}
 	return conn, nil
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/metrics"
+	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/script"
@@ -157,7 +158,7 @@ func Inspect(ctx context.Context, connString string, needsPgbench bool) (results
 	defer cancel()
 	conn, err := pgx.ConnectConfig(cctx, cfg)
 	if err != nil {
-		return results.Target{}, 0, fmt.Errorf("%w\nhint: is the server running? Give its address as the argument or with --url, or use the local cluster (\"pgtrial local start\")", err)
+		return results.Target{}, 0, pgerr.Connect(err, &cfg.Config)
 	}
 	defer conn.Close(context.Background())
 
