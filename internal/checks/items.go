@@ -340,11 +340,11 @@ func (in *input) failedShare() results.Check {
 	case t.committed == 0:
 		c.Status = Fail
 		c.Message = fmt.Sprintf("nothing committed: %s; the run measured no transaction, so its figures describe nothing: "+
-			"fix the cause of the errors (the run's output and events.jsonl give the first) before reading it", counts)
+			"find the error (a run without --continue-on-error stops at the first and prints it) before reading it", counts)
 	case f > failedFail:
 		c.Status = Fail
 		c.Message = fmt.Sprintf("%s: more than %s of the transactions failed, and the figures describe the few that committed; "+
-			"fix the cause of the errors (the run's output and events.jsonl give the first)", counts, format.Pct(failedFail))
+			"find the error (a run without --continue-on-error stops at the first and prints it)", counts, format.Pct(failedFail))
 	case f > failedWarn:
 		c.Status = Warn
 		c.Message = fmt.Sprintf("%s (above %s): failed transactions are left out of the latency and the throughput; print this share with every figure", counts, format.Pct(failedWarn))

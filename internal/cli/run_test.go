@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
 	"github.com/pgtrial/pgtrial/internal/pgtest/pgbenchdb"
 	"github.com/pgtrial/pgtrial/internal/results"
@@ -418,5 +419,46 @@ func TestRunTxlog(t *testing.T) {
 	}
 	if n != run.Summary.Total.Committed {
 		t.Errorf("%d logged transactions, %d committed", n, run.Summary.Total.Committed)
+	}
+}
+
+// TestRunNothingCommitted: with --continue-on-error and a script that
+// always fails, the run is not a success: exit 2 with a message saying
+// nothing committed, and the checklist's failed_share fails (it once
+// passed every item and exited 0).
+func TestRunNothingCommitted(t *testing.T) {
+	url := pgtest.ConnString(t)
+	tmp := t.TempDir()
+	script := filepath.Join(tmp, "fail.sql")
+	if err := os.WriteFile(script, []byte("SELECT 1/0;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "run")
+	out, errOut := mustRun(t, 2, "run", url, "--closed", "-T", "1s", "--warmup", "0s", "-c", "1", "-f", script,
+		"--continue-on-error", "--quiet", "--run-dir", dir)
+	if !strings.Contains(errOut, "nothing committed: ") || !strings.Contains(errOut, "the run measured no transaction") {
+		t.Errorf("stderr lacks the reason:\n%s", errOut)
+	}
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Summary == nil || run.Summary.Total.Committed != 0 || run.Summary.Total.Failed == 0 {
+		t.Fatalf("summary %+v", run.Summary)
+	}
+	found := false
+	for _, c := range run.Checks {
+		if c.Name == checks.ItemFailed {
+			found = true
+			if c.Status != checks.Fail || !strings.Contains(c.Message, "nothing committed") {
+				t.Errorf("failed_share: %+v", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no failed_share item: %+v", run.Checks)
+	}
+	if !strings.Contains(out, "nothing committed") {
+		t.Errorf("the printed checklist does not say it:\n%s", out)
 	}
 }
