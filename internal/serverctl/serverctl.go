@@ -65,7 +65,7 @@ func parseConfig(connString string) (*pgx.ConnConfig, error) {
 func connect(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
 	if err != nil {
-		return nil, pgerr.Connect(err, &cfg.Config)
+		return nil, pgerr.Cause(err, &cfg.Config) // inside longer messages: the cause, without a hint
 	}
 	return conn, nil
 }
