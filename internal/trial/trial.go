@@ -440,8 +440,8 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		}
 		var ice *engine.InitialConnectError
 		if errors.As(runErr, &ice) {
-			return nil, &NotStartedError{Err: fmt.Errorf("client %d could not connect: %w\nhint: the server may have too few connections for %d clients (max_connections %s), or be unreachable",
-				ice.Client, ice.Err, c.Clients, c.Target.Settings["max_connections"]), RunErr: runErr}
+			return nil, &NotStartedError{Err: fmt.Errorf("client %d could not connect (%d clients, max_connections %s): %w",
+				ice.Client, c.Clients, c.Target.Settings["max_connections"], pgerr.Connect(ice.Err, nil)), RunErr: runErr}
 		}
 		if runErr == nil {
 			return nil, &NotStartedError{Err: errors.New("the run did not start")}

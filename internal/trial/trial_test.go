@@ -355,6 +355,10 @@ func TestRunNotStarted(t *testing.T) {
 		!strings.Contains(err.Error(), "client 0 could not connect") {
 		t.Errorf("err %v", err)
 	}
+	// The cause first, in libpq's words, and the hint for it (pgerr).
+	if err == nil || !strings.Contains(err.Error(), ": connection to server at \"127.0.0.1\", port 1 failed: Connection refused\nhint: is a server running at 127.0.0.1, port 1?") {
+		t.Errorf("err %v", err)
+	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Errorf("the run directory is still there: %v", err)
 	}
