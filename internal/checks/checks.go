@@ -29,6 +29,12 @@
 //	skipped_dropped_shown share x = (skipped + dropped) / (committed + failed +
 //	                      skipped + dropped), what the latency figures leave
 //	                      out: pass x ≤ 1 %, warn ≤ 10 %, fail above. Value: x.
+//	failed_share          share f = failed / (committed + skipped + failed),
+//	                      the summary's failed_share: transactions that
+//	                      ended in an error (--continue-on-error, retries
+//	                      exhausted) and are left out of every figure: pass
+//	                      f ≤ 1 %, warn ≤ 50 %, fail above or when nothing
+//	                      committed. Value: f (1 with nothing taken).
 //	data_vs_memory        pass with the case (fits in shared_buffers, in RAM,
 //	                      larger than RAM); warn when the data size or
 //	                      shared_buffers is unknown, or RAM is and the data
@@ -87,6 +93,7 @@ const (
 	ItemInterleaved    = "interleaved" // experiments only (Interleaving)
 	ItemOpenModel      = "open_model_latency"
 	ItemSkippedDropped = "skipped_dropped_shown"
+	ItemFailed         = "failed_share"
 	ItemDataVsMemory   = "data_vs_memory"
 	ItemScaleVsClients = "scale_vs_clients"
 	ItemClientCPU      = "client_cpu"
@@ -106,6 +113,9 @@ const (
 
 	excludedWarn = 0.01 // skipped + dropped share of the scheduled transactions
 	excludedFail = 0.10
+
+	failedWarn = 0.01 // failed share of the transactions taken (and any run with nothing committed fails)
+	failedFail = 0.50
 
 	rateShortfall = 0.01 // of the scheduled count
 	poissonSigmas = 3    // a Poisson count of mean E has standard deviation √E
@@ -186,6 +196,7 @@ func (in *input) checks() []results.Check {
 		Repeats([]VariantRuns{{Runs: 1}}),
 		in.openModelLatency(),
 		in.skippedDropped(),
+		in.failedShare(),
 		in.dataVsMemory(),
 		in.scaleVsClients(),
 		in.clientCPU(),

@@ -238,6 +238,31 @@ func TestRunChecksItems(t *testing.T) {
 		}, Warn, nil, []string{"skipped 360"}},
 		{"no counts", ItemSkippedDropped, func(f *fixture) { f.run.Summary, f.rows = nil, nil }, Warn, nil, []string{"unknown"}},
 
+		// failed_share
+		{"none failed", ItemFailed, nil, Pass, 0.0, []string{"failed 0 of 12000 taken = 0 %"}},
+		{"1 % failed: pass", ItemFailed, func(f *fixture) {
+			f.run.Summary.Total.Committed, f.run.Summary.Total.Failed = 9900, 100
+		}, Pass, 0.01, []string{"failed 100 of 10000"}},
+		{"5 % failed", ItemFailed, func(f *fixture) {
+			f.run.Summary.Total.Committed, f.run.Summary.Total.Failed = 9500, 500
+			f.run.Summary.Total.FailedBy = map[string]int64{"serialization": 400, "other": 100, "deadlock": 0}
+		}, Warn, 0.05, []string{"= 5.0 % (serialization 400, other 100)", "above 1.0 %"}},
+		{"60 % failed", ItemFailed, func(f *fixture) {
+			f.run.Summary.Total.Committed, f.run.Summary.Total.Failed = 4000, 6000
+		}, Fail, 0.6, []string{"= 60 %", "more than 50 %"}},
+		{"nothing committed (--continue-on-error, a script that always fails)", ItemFailed, func(f *fixture) {
+			f.run.Summary.Total.Committed, f.run.Summary.Total.Failed = 0, 3901
+			f.run.Summary.Total.FailedBy = map[string]int64{"other": 3901}
+		}, Fail, 1.0, []string{"nothing committed: failed 3901 of 3901 taken = 100 % (other 3901)"}},
+		{"nothing taken at all", ItemFailed, func(f *fixture) {
+			f.run.Summary.Total.Committed, f.run.Summary.Total.Skipped = 0, 0
+		}, Fail, 1.0, []string{"nothing committed"}},
+		{"failed from the timeline", ItemFailed, func(f *fixture) {
+			f.run.Summary = nil
+			f.measured(func(i int, r *results.TimelineRow) { r.Failed = r.Committed; r.Committed = 0 })
+		}, Fail, nil, []string{"nothing committed"}},
+		{"no failure counts", ItemFailed, func(f *fixture) { f.run.Summary, f.rows = nil, nil }, Warn, nil, []string{"unknown"}},
+
 		// data_vs_memory
 		{"fits in RAM", ItemDataVsMemory, nil, Pass, int64(800 << 20), []string{"6.2 × shared_buffers 128 MiB", "page cache"}},
 		{"fits in shared_buffers (bare blocks)", ItemDataVsMemory, func(f *fixture) {
@@ -345,8 +370,8 @@ func TestRunChecksItems(t *testing.T) {
 				tc.mutate(f)
 			}
 			list := RunChecks(f.run, f.rows, f.events)
-			if len(list) != 10 {
-				t.Fatalf("%d items, want 10", len(list))
+			if len(list) != 11 {
+				t.Fatalf("%d items, want 11", len(list))
 			}
 			c, ok := find(list, tc.item)
 			if !ok {
@@ -398,8 +423,8 @@ func TestRunChecksNeverPanics(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			list := RunChecks(tc.f.run, tc.f.rows, tc.f.events)
-			if len(list) != 10 {
-				t.Fatalf("%d items, want 10", len(list))
+			if len(list) != 11 {
+				t.Fatalf("%d items, want 11", len(list))
 			}
 			for _, c := range list {
 				if c.Status != Pass && c.Status != Warn && c.Status != Fail {

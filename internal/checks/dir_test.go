@@ -111,7 +111,7 @@ func testRunDirWhole(t *testing.T, dir string) {
 	}
 	want := map[string]string{
 		ItemWarmup: Pass, ItemCheckpoint: Pass, ItemRepeats: Warn, ItemOpenModel: Warn,
-		ItemSkippedDropped: Pass, ItemDataVsMemory: Pass, ItemScaleVsClients: Pass,
+		ItemSkippedDropped: Pass, ItemFailed: Pass, ItemDataVsMemory: Pass, ItemScaleVsClients: Pass,
 		ItemClientCPU: Pass, ItemRateAchieved: Pass, ItemAutovacuum: Warn,
 	}
 	if len(list) != len(want) {
@@ -185,7 +185,7 @@ func testRunDirDamaged(t *testing.T, template string) {
 			}
 		}
 		list, err := Run(dir)
-		if err != nil || len(list) != 10 {
+		if err != nil || len(list) != 11 {
 			t.Fatalf("%d items, err %v", len(list), err)
 		}
 		// The window still comes from run.json's phases; checkpoints and

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -318,6 +319,75 @@ func (in *input) skippedDropped() results.Check {
 		c.Message = counts + ", printed with the latency figures"
 	}
 	return c
+}
+
+// failedShare: how many transactions failed, and whether anything
+// committed at all.
+func (in *input) failedShare() results.Check {
+	c := results.Check{Name: ItemFailed}
+	t, ok := in.totals()
+	if !ok {
+		c.Status = Warn
+		c.Message = "no summary or timeline: the failed count is unknown"
+		return c
+	}
+	taken := t.committed + t.skipped + t.failed
+	f := 1.0
+	if taken > 0 {
+		f = float64(t.failed) / float64(taken)
+	}
+	c.Value = f
+	counts := fmt.Sprintf("failed %d of %d taken = %s", t.failed, taken, format.Pct(f))
+	if by := in.failedBy(); by != "" {
+		counts += " (" + by + ")"
+	}
+	switch {
+	case t.committed == 0:
+		c.Status = Fail
+		c.Message = fmt.Sprintf("nothing committed: %s; the run measured no transaction, so its figures describe nothing: "+
+			"find the error (a run without --continue-on-error stops at the first and prints it) before reading it", counts)
+	case f > failedFail:
+		c.Status = Fail
+		c.Message = fmt.Sprintf("%s: more than %s of the transactions failed, and the figures describe the few that committed; "+
+			"find the error (a run without --continue-on-error stops at the first and prints it)", counts, format.Pct(failedFail))
+	case f > failedWarn:
+		c.Status = Warn
+		c.Message = fmt.Sprintf("%s (above %s): failed transactions are left out of the latency and the throughput; print this share with every figure", counts, format.Pct(failedWarn))
+	default:
+		c.Status = Pass
+		c.Message = counts
+	}
+	return c
+}
+
+// failedBy lists the summary's failures by class ("other 3901,
+// serialization 2"), largest first; "" without a summary or failures.
+func (in *input) failedBy() string {
+	s := in.run.Summary
+	if s == nil {
+		return ""
+	}
+	type kv struct {
+		k string
+		n int64
+	}
+	var list []kv
+	for k, n := range s.Total.FailedBy {
+		if n > 0 {
+			list = append(list, kv{k, n})
+		}
+	}
+	slices.SortFunc(list, func(a, b kv) int {
+		if a.n != b.n {
+			return cmp.Compare(b.n, a.n)
+		}
+		return strings.Compare(a.k, b.k)
+	})
+	parts := make([]string, len(list))
+	for i, e := range list {
+		parts[i] = fmt.Sprintf("%s %d", e.k, e.n)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // dataVsMemory: which memory the data fits in.

@@ -57,7 +57,7 @@ different scale or latency limit is noted, not refused.
 Per metric, from each run's summary of its measured window: tps (higher is better);
 the response-time percentiles p50, p95, p99, p99.9 and max in ms (lower is better;
 in the closed model they are service times, which hide stalls); the skipped+dropped
-share of the scheduled transactions in per cent; and when the runs have evidence
+share of the scheduled transactions and the failed share of those taken, in per cent; and when the runs have evidence
 (collectors), the shared blocks (hit + read) per call of the top statements (--top, by
 share of execution time), matched by queryid (or, for a statement whose queryid is on
 one side only, by identical query text), and the share in per cent of the wait samples

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ type cmpRun struct {
 	workload string            // default "tpcb-like"
 	clients  int               // default 8
 	skipped  int64             // of 30 000 scheduled
+	failed   int64             // taken besides the committed
 	started  time.Time         // zero: the test's order
 	evidence *results.Evidence // nil: no collectors
 	noSum    bool              // no summary (ended in the warm-up)
@@ -53,7 +55,7 @@ func writeCmpRun(t *testing.T, dir string, r cmpRun) string {
 		run.Summary = &results.Summary{
 			Duration: 60, TargetRate: 500, AchievedRate: r.tps,
 			Total: results.ScriptSummary{
-				Name: "total", Committed: committed, TPS: r.tps, Skipped: r.skipped,
+				Name: "total", Committed: committed, TPS: r.tps, Skipped: r.skipped, Failed: r.failed,
 				Response: results.Percentiles{P50: r.p99 / 4, P90: r.p99 / 2, P95: r.p99 / 1.5, P99: r.p99, P999: r.p99 * 2, Max: r.p99 * 3},
 			},
 		}
@@ -176,7 +178,7 @@ func TestCompareJSON(t *testing.T) {
 	for _, m := range rep.Metrics {
 		byName[m.Metric] = m
 	}
-	for _, name := range []string{"tps", "p50", "p95", "p99", "p99.9", "max", "skipped+dropped %"} {
+	for _, name := range []string{"tps", "p50", "p95", "p99", "p99.9", "max", "skipped+dropped %", "failed %"} {
 		if _, ok := byName[name]; !ok {
 			t.Errorf("metric %q missing", name)
 		}
@@ -345,6 +347,26 @@ func TestCompareSkippedShare(t *testing.T) {
 	}
 	if !strings.Contains(out, "Δ +2.") {
 		t.Errorf("table lacks the difference of shares\n%s", out)
+	}
+}
+
+// TestCompareFailedShare: the failed share is a metric (lower is better),
+// compared as the skipped share is.
+func TestCompareFailedShare(t *testing.T) {
+	// A failed nothing, B about 5 % (--continue-on-error): the ratio is
+	// undefined (A's median is 0) and the verdict rests on the difference.
+	a, b := fourVsFour()
+	for i := range b {
+		b[i].failed = int64(2500 + 50*i)
+	}
+	aDirs, bDirs := writeCmpSides(t, t.TempDir(), a, b)
+	out := compareOK(t, aDirs, bDirs)
+	line := verdictLine(out, "failed %")
+	if !strings.HasPrefix(line, "B worse: failed % +5.") || !strings.Contains(line, "(difference: A's median is 0)") {
+		t.Errorf("failed verdict %q\n%s", line, out)
+	}
+	if !regexp.MustCompile(`(?m)^  failed %  +0 \(0–0\) +5\.`).MatchString(out) {
+		t.Errorf("table lacks the failed share\n%s", out)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/pgtrial/pgtrial/internal/loader"
+	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/target"
 	"github.com/pgtrial/pgtrial/internal/workload"
@@ -170,7 +171,7 @@ func runInit(ctx context.Context, o initOptions, stderr io.Writer) error {
 	if err != nil {
 		var ce *pgconn.ConnectError
 		if errors.As(err, &ce) {
-			return fmt.Errorf("%w\nhint: is the server running? Give its address with --url/-d or -h/-p, or start one with \"pgtrial local start\"", err)
+			return pgerr.Connect(err, cfg.Conn)
 		}
 		return err
 	}

@@ -84,7 +84,8 @@ func TestInitBadInput(t *testing.T) {
 
 func TestInitUnreachableServer(t *testing.T) {
 	_, errOut := mustRun(t, 1, "init", "-d", "postgres://postgres@127.0.0.1:1/nowhere?connect_timeout=5")
-	for _, want := range []string{"pgtrial: error: connect to 127.0.0.1:1", "is the server running?"} {
+	for _, want := range []string{"pgtrial: error: connection to server at \"127.0.0.1\", port 1 failed: Connection refused\n",
+		"hint: is a server running at 127.0.0.1, port 1?"} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr %q lacks %q", errOut, want)
 		}

@@ -75,7 +75,7 @@ func runPgbenchInit(ctx context.Context, o *pgbenchfmt.Options, stderr io.Writer
 	ctx, _, stop := notifySignals(ctx, nil, signalPlan{})
 	defer stop()
 	connFailed := func(err error) int {
-		fail("%v", err)
+		fail("%s", pgbenchfmt.PQErrorMessage(err))
 		return fail("could not create connection for initialization")
 	}
 	steps := strings.ReplaceAll(o.InitSteps, " ", "")

@@ -346,6 +346,12 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		return &exitError{code: exitRunFail, err: fmt.Errorf("%d of %d clients aborted (see the messages above); the results are incomplete; they are in %s", r.Aborted, o.clients, dirPath)}
 	case r.Err != nil:
 		return &exitError{code: exitRunFail, err: r.Err}
+	case summary.Total.Committed == 0:
+		// Nothing committed (e.g. --continue-on-error with a script that always fails):
+		// the figures describe no transaction, whatever the run looked like.
+		t := summary.Total
+		return &exitError{code: exitRunFail, err: fmt.Errorf("nothing committed: %d transactions failed and %d were skipped, so the run measured no transaction "+
+			"(without --continue-on-error the first error stops the run and is printed); the results are in %s", t.Failed, t.Skipped, dirPath)}
 	}
 	return nil
 }

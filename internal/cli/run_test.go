@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
 	"github.com/pgtrial/pgtrial/internal/pgtest/pgbenchdb"
 	"github.com/pgtrial/pgtrial/internal/prng"
@@ -442,5 +443,46 @@ func TestRunSeedRange(t *testing.T) {
 	}
 	if s, err := prng.ParseSeed("99999999999999999999"); err != nil || s.Value != 1<<64-1 {
 		t.Errorf("pgbench's parse: %+v, %v (pgbench 15 logs \"setting random seed to 18446744073709551615\")", s, err)
+	}
+}
+
+// TestRunNothingCommitted: with --continue-on-error and a script that
+// always fails, the run is not a success: exit 2 with a message saying
+// nothing committed, and the checklist's failed_share fails (it once
+// passed every item and exited 0).
+func TestRunNothingCommitted(t *testing.T) {
+	url := pgtest.ConnString(t)
+	tmp := t.TempDir()
+	script := filepath.Join(tmp, "fail.sql")
+	if err := os.WriteFile(script, []byte("SELECT 1/0;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(tmp, "run")
+	out, errOut := mustRun(t, 2, "run", url, "--closed", "-T", "1s", "--warmup", "0s", "-c", "1", "-f", script,
+		"--continue-on-error", "--quiet", "--run-dir", dir)
+	if !strings.Contains(errOut, "nothing committed: ") || !strings.Contains(errOut, "the run measured no transaction") {
+		t.Errorf("stderr lacks the reason:\n%s", errOut)
+	}
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Summary == nil || run.Summary.Total.Committed != 0 || run.Summary.Total.Failed == 0 {
+		t.Fatalf("summary %+v", run.Summary)
+	}
+	found := false
+	for _, c := range run.Checks {
+		if c.Name == checks.ItemFailed {
+			found = true
+			if c.Status != checks.Fail || !strings.Contains(c.Message, "nothing committed") {
+				t.Errorf("failed_share: %+v", c)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no failed_share item: %+v", run.Checks)
+	}
+	if !strings.Contains(out, "nothing committed") {
+		t.Errorf("the printed checklist does not say it:\n%s", out)
 	}
 }

@@ -41,6 +41,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
@@ -582,7 +583,7 @@ func connect(ctx context.Context, connString string) (*pgx.Conn, error) {
 	}
 	conn, err := pgx.ConnectConfig(ctx, cc)
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return nil, fmt.Errorf("connect: %w", pgerr.Cause(err, &cc.Config))
 	}
 	return conn, nil
 }

@@ -350,7 +350,20 @@ func summaryMetrics() []metricDef {
 		lat("max", func(p *results.Percentiles) float64 { return p.Max }),
 		{name: "skipped+dropped %", group: "outcomes", unit: "%",
 			value: func(r *RunRef) float64 { return 100 * excludedShare(&r.Run.Summary.Total) }},
+		{name: "failed %", group: "outcomes", unit: "%",
+			value: func(r *RunRef) float64 { return 100 * failedShare(&r.Run.Summary.Total) }},
 	}
+}
+
+// failedShare is the share of the transactions taken that failed (errors
+// under --continue-on-error, retries exhausted): failed / (committed +
+// skipped + failed), the summary's failed_share, 0 when none was taken.
+func failedShare(s *results.ScriptSummary) float64 {
+	taken := s.Committed + s.Skipped + s.Failed
+	if taken <= 0 {
+		return 0
+	}
+	return float64(s.Failed) / float64(taken)
 }
 
 // excludedShare is the share of the scheduled transactions that were never

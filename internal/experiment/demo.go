@@ -10,6 +10,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/engine"
+	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/script"
 	"github.com/pgtrial/pgtrial/internal/serverctl"
@@ -144,7 +145,7 @@ func (r *runner) demoMemory(ctx context.Context) error {
 	defer cancel()
 	conn, err := ownConnect(cctx, r.env.ConnString)
 	if err != nil {
-		return err
+		return pgerr.Connect(err, nil)
 	}
 	var dbBytes, sbBytes int64
 	err = conn.QueryRow(cctx, `SELECT pg_database_size(current_database()),

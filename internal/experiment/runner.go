@@ -21,6 +21,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/loader"
 	"github.com/pgtrial/pgtrial/internal/metrics"
+	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/report/format"
@@ -304,7 +305,7 @@ func (r *runner) preflight(ctx context.Context) error {
 	r.target = tgt
 	conn, err := ownConnect(cctx, r.env.ConnString)
 	if err != nil {
-		return fmt.Errorf("connect to the target: %w", err)
+		return pgerr.Connect(err, nil)
 	}
 	defer conn.Close(context.Background())
 

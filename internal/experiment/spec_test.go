@@ -307,6 +307,8 @@ func TestBadFiles(t *testing.T) {
 			`x.yaml:1:9: target: expected a mapping (url or local, restart_command, node_exporter), got a connection string (not shown)`},
 		{"a connection string as the cluster name", "target: {local: 'host=db1 password=secret'}\nload: {rate: 10}\n",
 			`x.yaml:1:17: target.local: a connection string (not shown) is not a cluster name: use letters, digits, '_', '.', '-' (at most 64, not starting with '.' or '-'); a server is target.url`},
+		{"a URL of another database", "target: {url: 'mysql://u:secret@db1/shop'}\nload: {rate: 10}\n",
+			`x.yaml:1:15: target.url: mysql://u:xxxxx@db1/shop is not a PostgreSQL URL; give postgres://USER@HOST:PORT/DATABASE (or postgresql://), a key=value connection string (host=… port=… dbname=…) or a database name`},
 		{"url and local", "target: {url: 'host=db1', local: true}\nload: {rate: 10}\n",
 			`x.yaml:1:27: target.local: url and local exclude each other: the target is either a server (url) or a local cluster`},
 		{"yaml syntax", "load: {rate: 10\nprotocol: x\n",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/script"
+	"github.com/pgtrial/pgtrial/internal/target"
 	"github.com/pgtrial/pgtrial/internal/workload"
 )
 
@@ -20,6 +21,10 @@ func targetSection() section[Target] {
 	return section[Target]{name: "target", keys: []key[Target]{
 		{name: "url", doc: "a server's connection string instead of the local cluster", dec: func(d *decoder, t *Target, e entry, path string, _ *fields) {
 			if v, ok := d.nonEmpty(e.val, path, "a connection string (postgres:// URL or key=value)"); ok {
+				if err := target.CheckScheme(v); err != nil {
+					d.problem(d.resolve(e.val), path, "%v", err)
+					return
+				}
 				t.URL = v
 				t.Local = ""
 				t.Given = "the file's target.url"

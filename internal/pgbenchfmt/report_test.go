@@ -704,3 +704,17 @@ func TestOtherFailures(t *testing.T) {
 		t.Errorf("failures %d, want 4", n)
 	}
 }
+
+// findPGTool returns the path of a PostgreSQL client program, or skips.
+func findPGTool(t *testing.T, name string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/" + name)
+	if len(matches) > 0 {
+		return matches[len(matches)-1]
+	}
+	t.Skipf("%s not found", name)
+	return ""
+}

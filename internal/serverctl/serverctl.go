@@ -27,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 
+	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/pgsession"
 )
 
@@ -68,7 +69,7 @@ func parseConfig(connString string) (*pgx.ConnConfig, error) {
 func connect(ctx context.Context, cfg *pgx.ConnConfig) (*pgx.Conn, error) {
 	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
 	if err != nil {
-		return nil, fmt.Errorf("connect to %s: %w", serverName(cfg), err)
+		return nil, pgerr.Cause(err, &cfg.Config) // inside longer messages: the cause, without a hint
 	}
 	return conn, nil
 }

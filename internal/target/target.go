@@ -124,6 +124,15 @@ func Resolve(ctx context.Context, r Request) (*Resolved, error) {
 	if r.Arg != "" && r.URL != "" {
 		return nil, errors.New("give the server either as an argument or with --url, not both")
 	}
+	givenWhy := r.Given.Why
+	if givenWhy == "" {
+		givenWhy = "the target"
+	}
+	for _, g := range [][2]string{{"the argument", r.Arg}, {"--url", r.URL}, {givenWhy, r.Given.ConnString}} {
+		if err := CheckScheme(g[1]); err != nil {
+			return nil, fmt.Errorf("%s: %w", g[0], err)
+		}
+	}
 	overrides := r.overrides()
 	switch {
 	case r.Arg != "" || r.URL != "":
@@ -257,6 +266,40 @@ func fromEnv(env func(string) (string, bool), withUser bool) ([]string, string) 
 		}
 	}
 	return names, strings.Join(words, " ")
+}
+
+// CheckScheme refuses a URL whose scheme is not postgres:// or
+// postgresql:// (mysql://, http://, POSTGRES://): libpq would take it for a
+// database name. Key=value strings and database names pass. The message
+// shows the URL without its password.
+func CheckScheme(s string) error {
+	scheme, _, ok := strings.Cut(strings.TrimSpace(s), "://")
+	if !ok || isURL(strings.TrimSpace(s)) || !isScheme(scheme) {
+		return nil
+	}
+	shown := scheme + "://…"
+	if u, err := url.Parse(strings.TrimSpace(s)); err == nil {
+		shown = scheme + strings.TrimPrefix(u.Redacted(), u.Scheme) // url.Parse lowers the scheme
+	}
+	if strings.EqualFold(scheme, "postgres") || strings.EqualFold(scheme, "postgresql") {
+		return fmt.Errorf("%s is not a PostgreSQL URL: libpq reads the scheme in lower case only; write postgres:// or postgresql://", shown)
+	}
+	return fmt.Errorf("%s is not a PostgreSQL URL; give postgres://USER@HOST:PORT/DATABASE (or postgresql://), "+
+		"a key=value connection string (host=… port=… dbname=…) or a database name", shown)
+}
+
+// isScheme says s is a URL scheme (RFC 3986: a letter, then letters,
+// digits, "+", "-" or ".").
+func isScheme(s string) bool {
+	if s == "" || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
 }
 
 // isURL says s is a postgres:// or postgresql:// URL.

@@ -360,3 +360,35 @@ func TestQuoteValue(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherSchemesRefused: a URL of another scheme is not taken for a
+// database name (as libpq would): it is refused, saying where it was
+// given and without its password; postgres:// and postgresql:// URLs,
+// key=value strings and database names pass.
+func TestOtherSchemesRefused(t *testing.T) {
+	clearEnv(t)
+	tests := []struct {
+		req  Request
+		want string // "" when it passes
+	}{
+		{Request{URL: "mysql://root:hunter2@db1/shop"}, `--url: mysql://root:xxxxx@db1/shop is not a PostgreSQL URL; give postgres://USER@HOST:PORT/DATABASE`},
+		{Request{Arg: "http://db1:5432/bench"}, `the argument: http://db1:5432/bench is not a PostgreSQL URL`},
+		{Request{URL: "POSTGRES://u@h/d"}, `--url: POSTGRES://u@h/d is not a PostgreSQL URL`},
+		{Request{Given: Given{ConnString: "mariadb://h/d", Why: "the file's target.url"}}, `the file's target.url: mariadb://h/d is not a PostgreSQL URL`},
+		{Request{URL: "postgresql://u@h/d"}, ""},
+		{Request{URL: "postgres://u@h/d"}, ""},
+		{Request{URL: "host=h dbname=d"}, ""},
+		{Request{Arg: "bench"}, ""},
+	}
+	for _, tc := range tests {
+		res, lines, _, err := resolve(t, tc.req)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%+v: %v", tc.req, err)
+		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
+			t.Errorf("%+v: %v (%+v), want %q", tc.req, err, res, tc.want)
+		case tc.want != "" && (len(lines) != 0 || strings.Contains(err.Error(), "hunter2")):
+			t.Errorf("%+v: said %q; error %v", tc.req, lines, err)
+		}
+	}
+}

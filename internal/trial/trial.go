@@ -26,6 +26,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/metrics"
+	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
@@ -165,7 +166,7 @@ func Inspect(ctx context.Context, connString string, needsPgbench bool) (results
 	defer cancel()
 	conn, err := pgx.ConnectConfig(cctx, cfg)
 	if err != nil {
-		return results.Target{}, 0, fmt.Errorf("%w\nhint: is the server running? Give its address as the argument or with --url, or use the local cluster (\"pgtrial local start\")", err)
+		return results.Target{}, 0, pgerr.Connect(err, &cfg.Config)
 	}
 	defer conn.Close(context.Background())
 
@@ -464,8 +465,8 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		}
 		var ice *engine.InitialConnectError
 		if errors.As(runErr, &ice) {
-			return nil, &NotStartedError{Err: fmt.Errorf("client %d could not connect: %w\nhint: the server may have too few connections for %d clients (max_connections %s), or be unreachable",
-				ice.Client, ice.Err, c.Clients, c.Target.Settings["max_connections"]), RunErr: runErr}
+			return nil, &NotStartedError{Err: fmt.Errorf("client %d could not connect (%d clients, max_connections %s): %w",
+				ice.Client, c.Clients, c.Target.Settings["max_connections"], pgerr.Connect(ice.Err, nil)), RunErr: runErr}
 		}
 		if runErr == nil {
 			return nil, &NotStartedError{Err: errors.New("the run did not start")}

@@ -3,6 +3,8 @@ package trial
 import (
 	"context"
 	"errors"
+	"fmt"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,8 +71,21 @@ func TestInspect(t *testing.T) {
 		t.Errorf("3 branches: scale %d, %v", scale, err)
 	}
 
-	if _, _, err = Inspect(ctx, "postgres://postgres@127.0.0.1:1/x?connect_timeout=5", false); err == nil || !strings.Contains(err.Error(), "hint: is the server running?") {
+	if _, _, err = Inspect(ctx, "postgres://postgres@127.0.0.1:1/x?connect_timeout=5", false); err == nil ||
+		!strings.HasPrefix(err.Error(), "connection to server at \"127.0.0.1\", port 1 failed: Connection refused\nhint: is a server running at 127.0.0.1, port 1?") {
 		t.Errorf("no server: %v", err)
+	}
+	// No such database, with sslmode=prefer (pgconn's TLS attempt is refused
+	// first): the server's error comes first, with its SQLSTATE, and the hint fits.
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path, u.RawQuery = "/no_such_db", ""
+	_, _, err = Inspect(ctx, u.String(), false)
+	want := fmt.Sprintf("connection to server at \"127.0.0.1\", port %s failed: FATAL: database \"no_such_db\" does not exist (SQLSTATE 3D000)\nhint: create database \"no_such_db\" (createdb no_such_db", u.Port())
+	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "tls") || strings.Contains(err.Error(), pgtest.Password) {
+		t.Errorf("no database:\n%v\nwant it to start with\n%s", err, want)
 	}
 	if _, _, err = Inspect(ctx, "host=h port=notaport", false); err == nil || !strings.Contains(err.Error(), "invalid connection string") {
 		t.Errorf("bad connection string: %v", err)
@@ -338,6 +353,10 @@ func TestRunNotStarted(t *testing.T) {
 	var ice *engine.InitialConnectError
 	if !errors.As(err, &nse) || nse.Interrupted || !errors.As(nse.RunErr, &ice) || ice.Client != 0 ||
 		!strings.Contains(err.Error(), "client 0 could not connect") {
+		t.Errorf("err %v", err)
+	}
+	// The cause first, in libpq's words, and the hint for it (pgerr).
+	if err == nil || !strings.Contains(err.Error(), ": connection to server at \"127.0.0.1\", port 1 failed: Connection refused\nhint: is a server running at 127.0.0.1, port 1?") {
 		t.Errorf("err %v", err)
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {

@@ -1,4 +1,4 @@
-package pgbenchfmt
+package pgerr
 
 import (
 	"bytes"
@@ -82,12 +82,12 @@ func TestPQErrorMessageFormats(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := PQErrorMessageQuery(tc.err, tc.query)
+			got := LibpqQuery(tc.err, tc.query)
 			if got != tc.want {
 				t.Errorf("got:\n%q\nwant:\n%q", got, tc.want)
 			}
-			if tc.query == "" && PQErrorMessage(tc.err) != got {
-				t.Errorf("PQErrorMessage differs from PQErrorMessageQuery(err, \"\")")
+			if tc.query == "" && Libpq(tc.err) != got {
+				t.Errorf("PQErrorMessage differs from LibpqQuery(err, \"\")")
 			}
 		})
 	}
@@ -197,7 +197,7 @@ func TestPQErrorPositionAgainstPsql(t *testing.T) {
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		_ = cmd.Run()
-		if got, want := PQErrorMessageQuery(err, q), stderr.String(); got != want {
+		if got, want := LibpqQuery(err, q), stderr.String(); got != want {
 			t.Errorf("query %q:\n got:\n%s\nwant (psql):\n%s", q, got, want)
 		}
 	}
@@ -289,7 +289,7 @@ func TestPQConnectErrors(t *testing.T) {
 			if err == nil {
 				t.Fatal("connected")
 			}
-			got := PQErrorMessage(err)
+			got := Libpq(err)
 			if !regexp.MustCompile(`\A` + tc.want + `\z`).MatchString(got) {
 				t.Errorf("got:\n%q\nwant (regexp):\n%s\n(driver error: %v)", got, tc.want, err)
 			}
@@ -317,13 +317,13 @@ func TestPQConnectErrors(t *testing.T) {
 	}
 	if _, err := pgconn.ConnectConfig(context.Background(), cfg); err == nil {
 		t.Error("AfterConnect: connected")
-	} else if got, want := PQErrorMessage(err), "ERROR:  division by zero\n"; got != want {
+	} else if got, want := Libpq(err), "ERROR:  division by zero\n"; got != want {
 		t.Errorf("AfterConnect: %q, want %q", got, want)
 	}
 
 	// A connection string pgconn cannot parse: its message, without the string.
 	_, err = pgconn.Connect(context.Background(), "host=x port=notaport password="+secret)
-	if got := PQErrorMessage(err); strings.Contains(got, secret) || !strings.HasSuffix(got, "\n") {
+	if got := Libpq(err); strings.Contains(got, secret) || !strings.HasSuffix(got, "\n") {
 		t.Errorf("parse error message %q", got)
 	}
 }
@@ -399,7 +399,7 @@ func TestPQErrorPgbenchAborts(t *testing.T) {
 				t.Fatal("the statement did not fail")
 			}
 			// pgbench's logging strips one trailing newline and adds one.
-			if got := PQErrorMessageQuery(err, tc.query); got != m[1] {
+			if got := LibpqQuery(err, tc.query); got != m[1] {
 				t.Errorf("got:\n%s\npgbench:\n%s", got, m[1])
 			}
 		})
