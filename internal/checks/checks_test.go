@@ -257,6 +257,13 @@ func TestRunChecksItems(t *testing.T) {
 		{"nothing taken at all", ItemFailed, func(f *fixture) {
 			f.run.Summary.Total.Committed, f.run.Summary.Total.Skipped = 0, 0
 		}, Fail, 1.0, []string{"nothing committed"}},
+		{"nothing ended: a server that did not answer", ItemFailed, func(f *fixture) {
+			f.run.Summary.Total.Committed, f.run.Summary.Total.Skipped = 0, 0
+			f.run.Summary.Total.Unfinished, f.run.Summary.Total.Unstarted = 2, 9
+		}, Fail, 1.0, []string{"nothing committed: no transaction ended in the window; 2 unfinished and 9 unstarted at its end: the server did not answer"}},
+		{"cut slots are scheduled ones", ItemSkippedDropped, func(f *fixture) {
+			f.run.Summary.Total.Unfinished, f.run.Summary.Total.Unstarted = 4, 6
+		}, Pass, 0.0, []string{"of 12010 scheduled", "6 unstarted and 4 unfinished at the window's end"}},
 		{"failed from the timeline", ItemFailed, func(f *fixture) {
 			f.run.Summary = nil
 			f.measured(func(i int, r *results.TimelineRow) { r.Failed = r.Committed; r.Committed = 0 })

@@ -227,6 +227,7 @@ func (in *input) checkpointInWindow() results.Check {
 // of the measured timeline rows (an interrupted run).
 type totals struct {
 	committed, failed, skipped, dropped int64
+	unstarted, unfinished               int64   // cut at the window's end (counted apart, in the percentiles as lower bounds)
 	tps, achieved, target               float64 // per second
 	seconds                             float64
 }
@@ -236,6 +237,7 @@ func (in *input) totals() (totals, bool) {
 	if s := in.run.Summary; s != nil {
 		t = totals{
 			committed: s.Total.Committed, failed: s.Total.Failed, skipped: s.Total.Skipped, dropped: s.Total.Dropped,
+			unstarted: s.Total.Unstarted, unfinished: s.Total.Unfinished,
 			tps: s.Total.TPS, achieved: s.AchievedRate, target: s.TargetRate, seconds: s.Duration,
 		}
 	} else {
@@ -247,6 +249,8 @@ func (in *input) totals() (totals, bool) {
 			t.failed += r.Failed
 			t.skipped += r.Skipped
 			t.dropped += r.Dropped
+			t.unstarted += r.Unstarted
+			t.unfinished += r.Unfinished
 		}
 		t.seconds = in.win.seconds
 		if t.seconds > 0 {
@@ -296,7 +300,7 @@ func (in *input) skippedDropped() results.Check {
 		c.Message = "no summary or timeline: the skipped and dropped counts are unknown"
 		return c
 	}
-	scheduled := t.committed + t.failed + t.skipped + t.dropped
+	scheduled := t.committed + t.failed + t.skipped + t.dropped + t.unstarted + t.unfinished
 	var x float64
 	if scheduled > 0 {
 		x = float64(t.skipped+t.dropped) / float64(scheduled)
@@ -305,6 +309,9 @@ func (in *input) skippedDropped() results.Check {
 	failed := ""
 	if t.failed > 0 {
 		failed = fmt.Sprintf("; failed %s (also left out of the latency)", format.Pct(float64(t.failed)/float64(scheduled)))
+	}
+	if t.unstarted+t.unfinished > 0 {
+		failed += fmt.Sprintf("; %d unstarted and %d unfinished at the window's end (in the percentiles with their wait so far)", t.unstarted, t.unfinished)
 	}
 	counts := fmt.Sprintf("skipped %d, dropped %d of %d scheduled = %s%s", t.skipped, t.dropped, scheduled, format.Pct(x), failed)
 	switch {
@@ -338,10 +345,21 @@ func (in *input) failedShare() results.Check {
 	}
 	c.Value = f
 	counts := fmt.Sprintf("failed %d of %d taken = %s", t.failed, taken, format.Pct(f))
+	if taken == 0 {
+		counts = "no transaction ended in the window"
+	}
 	if by := in.failedBy(); by != "" {
 		counts += " (" + by + ")"
 	}
+	cut := t.unstarted + t.unfinished
+	if cut > 0 {
+		counts += fmt.Sprintf("; %d unfinished and %d unstarted at its end", t.unfinished, t.unstarted)
+	}
 	switch {
+	case t.committed == 0 && t.failed == 0 && cut > 0:
+		c.Status = Fail
+		c.Message = fmt.Sprintf("nothing committed: %s: the server did not answer within the window (a stall, or transactions longer than it); "+
+			"the percentiles hold only their waits so far", counts)
 	case t.committed == 0:
 		c.Status = Fail
 		c.Message = fmt.Sprintf("nothing committed: %s; the run measured no transaction, so its figures describe nothing: "+
@@ -574,7 +592,7 @@ func (in *input) rateAchieved() results.Check {
 		return c
 	}
 	expected := t.target * t.seconds
-	started := t.achieved * t.seconds
+	started := t.achieved*t.seconds + float64(t.unfinished) // the unfinished had started
 	share := started / expected
 	c.Value = share
 	margin := rateShortfall * expected
@@ -590,6 +608,9 @@ func (in *input) rateAchieved() results.Check {
 		t.achieved, t.target, format.Pct(share), started, expected, margin, noise)
 	if t.skipped+t.dropped > 0 {
 		rate += fmt.Sprintf("; %d skipped, %d dropped", t.skipped, t.dropped)
+	}
+	if t.unstarted > 0 {
+		rate += fmt.Sprintf("; %d due by the window's end never started", t.unstarted)
 	}
 	rate += ")"
 	lag, lagGrowing := in.lagTrend()

@@ -45,6 +45,7 @@ type capacityOptions struct {
 	dir            string
 	json           bool
 	quiet          bool
+	force          bool
 }
 
 // Limits of the flags, as the experiment file's keys have them.
@@ -145,6 +146,7 @@ func newCapacityCommand(info BuildInfo) *cobra.Command {
 	f.StringVar(&o.dir, "dir", "", "directory of the search (default ./pgtrial-runs/<time>-capacity)")
 	f.BoolVar(&o.json, "json", false, "print experiment.json on stdout instead of the text summary")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
+	f.BoolVar(&o.force, "force", false, "start although the server's postgresql.auto.conf holds an experiment's unrestored values (pgtrial.unrestored; see pgtrial experiment --restore)")
 	return cmd
 }
 
@@ -341,6 +343,7 @@ func runCapacity(ctx context.Context, o *capacityOptions, spec *experiment.Spec,
 		notStarted: "nothing was run",
 		json:       o.json,
 		quiet:      o.quiet,
+		force:      o.force,
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Execute(ctx, spec, env)
 		},

@@ -18,6 +18,7 @@ type demoOptions struct {
 	dir     string
 	json    bool
 	quiet   bool
+	force   bool
 }
 
 const demoLong = `demo shows the honest method on the throwaway local cluster in about 3 minutes
@@ -56,6 +57,7 @@ func newDemoCommand(info BuildInfo) *cobra.Command {
 	f.StringVar(&o.dir, "dir", "", "directory of the demo's runs (default ./pgtrial-runs/<time>-demo)")
 	f.BoolVar(&o.json, "json", false, "print experiment.json instead of the report")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
+	f.BoolVar(&o.force, "force", false, "start although the server's postgresql.auto.conf holds an experiment's unrestored values (pgtrial.unrestored; see pgtrial experiment --restore)")
 	return cmd
 }
 
@@ -78,6 +80,7 @@ func runDemo(ctx context.Context, o *demoOptions, info BuildInfo, stdout, stderr
 		stopping: "queries in flight are cancelled, shared_buffers put back and the runs so far written",
 		json:     o.json,
 		quiet:    o.quiet,
+		force:    o.force,
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Demo(ctx, cfg, env)
 		},

@@ -61,42 +61,13 @@ const (
 func ownCluster(t *testing.T, extra map[string]string) *localpg.Cluster {
 	t.Helper()
 	began := time.Now()
-	if _, err := localpg.FindBinaries(localpg.FindOptions{}); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skipf("no PostgreSQL binaries: %v", err)
-	}
-	// t.TempDir() and its parent are 0700: open them to the server's OS user.
-	dir := t.TempDir()
-	for _, p := range []string{dir, filepath.Dir(dir)} {
-		if err := os.Chmod(p, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	settings := map[string]string{
-		"autovacuum": "off", "fsync": "off", "synchronous_commit": "off",
-		"full_page_writes": "off", "shared_buffers": "128MB",
-	}
+	settings := map[string]string{"shared_buffers": "128MB"}
 	for k, v := range extra {
 		settings[k] = v
 	}
-	c, err := localpg.Open(localpg.Config{Name: "fault", Dir: filepath.Join(dir, "cluster"), Settings: settings, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := c.Destroy(ctx); err != nil && !errors.Is(err, localpg.ErrNoCluster) {
-			t.Errorf("destroy the test's cluster: %v", err)
-		}
-	})
+	c := pgtest.OwnCluster(t, pgtest.Own{Settings: settings})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if _, err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
 	conn, err := c.Connect(ctx, "postgres")
 	if err != nil {
 		t.Fatal(err)

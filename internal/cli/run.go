@@ -145,11 +145,24 @@ target versus achieved rate) and the run directory (default
 ./pgtrial-runs/<time>-<workload>). A status line every --interval on stderr. --json
 prints the summary as JSON instead.
 
-Interrupting (SIGINT, SIGTERM): queries in flight are cancelled, everything measured so
-far is written and the run is marked interrupted; a second signal exits at once.
+The end of the window (-T) cuts it: queries still in flight are cancelled (and their
+sockets closed after a short grace), so "measured" is -T even against a server that
+hangs; such transactions count as unfinished, and the slots of the schedule due before
+the end that no client started as unstarted, both with the time they had waited so far
+as a lower bound of their latency.
 
-Exit status: 0 success; 1 bad input or setup; 2 the run was interrupted or clients
-aborted.`
+Connections: a client count above what the server can take (max_connections less the
+reserved slots, the connections in use and pgtrial's collectors) is refused before any
+is made; clients connect at --connect-rate, each with a timeout, the first failure stops
+the rest, and a lost connection is retried with an exponential backoff.
+
+Interrupting (SIGINT, SIGTERM, SIGHUP): queries in flight are cancelled, everything
+measured so far is written and the run is marked interrupted; a second signal does the
+same without waiting for the server (the process exits within 10 s); a third exits at
+once.
+
+Exit status: 0 success; 1 bad input or setup; 2 the run was interrupted, clients
+aborted, or nothing committed.`
 
 func newRunCommand(info BuildInfo) *cobra.Command {
 	o := &runOptions{
@@ -350,6 +363,10 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		// Nothing committed (e.g. --continue-on-error with a script that always fails):
 		// the figures describe no transaction, whatever the run looked like.
 		t := summary.Total
+		if t.Failed == 0 && t.Unfinished+t.Unstarted > 0 {
+			return &exitError{code: exitRunFail, err: fmt.Errorf("nothing committed: no transaction ended within the window; %d were still running at its end and %d never started, "+
+				"so the server did not answer in time (a stall, or transactions longer than -T); their waits are in the percentiles as lower bounds; the results are in %s", t.Unfinished, t.Unstarted, dirPath)}
+		}
 		return &exitError{code: exitRunFail, err: fmt.Errorf("nothing committed: %d transactions failed and %d were skipped, so the run measured no transaction "+
 			"(without --continue-on-error the first error stops the run and is printed); the results are in %s", t.Failed, t.Skipped, dirPath)}
 	}

@@ -87,7 +87,7 @@ type runner struct {
 	applied *serverctl.Applied
 	// pending is restore.json's content while the server holds a variant's
 	// changes (written before them, removed once they are undone); nil: none.
-	pending *restoreState
+	pending *results.RestoreState
 	// foreign is another experiment's marker found on the server (--force):
 	// it stays, and this experiment writes none of its own.
 	foreign string
@@ -210,7 +210,7 @@ func (r *runner) restore() {
 				teardown = nil
 			}
 			if len(p.Settings) > 0 || p.Marker || len(teardown) > 0 {
-				res, err := serverctl.Restore(ctx, r.env.ConnString, r.env.Restarter, p.originals(), teardown, p.Marker)
+				res, err := serverctl.Restore(ctx, r.env.ConnString, r.env.Restarter, originals(p), teardown, p.Marker)
 				for _, e := range restoreWarnings(res) {
 					warn(fmt.Sprintf("variant %s: %s", name, e))
 				}
@@ -223,7 +223,7 @@ func (r *runner) restore() {
 			}
 		}
 		if back {
-			if err := removeRestore(r.env.Dir); err != nil {
+			if err := results.RemoveRestore(r.env.Dir); err != nil {
 				warn(fmt.Sprintf("remove %s: %v", RestoreFile, err))
 			}
 			r.pending = nil
@@ -510,7 +510,7 @@ func (r *runner) useVariant(ctx context.Context, vi int) error {
 	ch.BeforeChange = func(orig []serverctl.Original) error {
 		st, err := r.newRestoreState(v, orig, ch.Marker != "")
 		if err == nil {
-			err = writeRestore(r.env.Dir, st)
+			err = results.WriteRestore(r.env.Dir, st)
 		}
 		if err != nil {
 			return fmt.Errorf("record the server's settings before changing them: %w", err)
@@ -728,6 +728,7 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 			"run": fmt.Sprint(r.n)},
 		Out:       r.env.Out,
 		Interrupt: r.env.Interrupt,
+		Urgent:    r.env.Urgent,
 	}
 	if p.phase != "" {
 		tc.Labels["phase"] = p.phase

@@ -620,7 +620,28 @@ func (c *Cluster) postmasterPID() int {
 			return 0
 		}
 	}
+	if zombie(pid) {
+		// Killed (kill -9) and not yet reaped by its parent: it exists for
+		// kill(2) but serves nothing, and a start must not wait for it.
+		return 0
+	}
 	return pid
+}
+
+// zombie reports whether process pid has exited and awaits its parent's
+// wait(2): state Z (or X) in /proc/PID/stat, the field after the command
+// name in parentheses. Without /proc it reports false.
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	state := b[i+2]
+	return state == 'Z' || state == 'X'
 }
 
 // Running reports whether the cluster's server is running.
