@@ -666,6 +666,9 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 	cfg.Reconnect = true
 	cfg.PrepareFailsCommand = true // the syntax error, not "prepared statement does not exist"
 	cfg.ConnectRate = c.ConnectRate
+	// A lost connection's message in the run's log: the cause first, as
+	// every other connect error of pgtrial's (pgerr), not the driver's text.
+	cfg.ConnectError = func(err error) string { return pgerr.Message(err) }
 	cfg.Log = runLogger
 	cfg.Stdout, cfg.Stderr = shellOut, shellOut
 	cfg.OnNotice = func(n *pgconn.Notice) {
