@@ -323,7 +323,10 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	}
 	if !o.quiet {
 		tc.OnInterval = func(t *trial.Tick) { out.status(statusLine(t, o.rate)) }
-		out.println(describeStart(plan, o, tgt, dirPath))
+		out.println(describeStart(plan, o, tgt))
+		// Said once the clients are connected: a run refused before (too
+		// many clients, a failed connection) leaves no directory behind.
+		tc.OnStart = func(start, bench time.Time) { out.println("pgtrial: writing " + dirPath) }
 	}
 
 	r, err := trial.Run(ctx, tc)

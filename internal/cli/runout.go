@@ -17,9 +17,9 @@ import (
 	"github.com/pgtrial/pgtrial/internal/trial"
 )
 
-// describeStart is the line before the run: workload, server, model, length
-// and run directory.
-func describeStart(p *runPlan, o *runOptions, tgt *runTarget, dir string) string {
+// describeStart is the line before the run: workload, server, model and
+// length.
+func describeStart(p *runPlan, o *runOptions, tgt *runTarget) string {
 	var b strings.Builder
 	b.WriteString("pgtrial: ")
 	b.WriteString(p.workload)
@@ -41,7 +41,6 @@ func describeStart(p *runPlan, o *runOptions, tgt *runTarget, dir string) string
 	if o.warmup.d > 0 {
 		fmt.Fprintf(&b, " after %s of warm-up", format.Duration(o.warmup.d))
 	}
-	fmt.Fprintf(&b, "\npgtrial: writing %s", dir)
 	return b.String()
 }
 
