@@ -335,11 +335,15 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		defer close(watched)
 		e.watchEnd(ctx, endC)
 	}()
-	defer func() {
-		e.stop()
-		close(e.finished)
-		<-watched
-	}()
+	var unwatchOnce sync.Once
+	unwatch := func() {
+		unwatchOnce.Do(func() {
+			e.stop()
+			close(e.finished)
+			<-watched
+		})
+	}
+	defer unwatch()
 
 	// Initial connections at a bounded rate and concurrency, each with a
 	// timeout; the first failure stops the others (connect.go's
@@ -435,6 +439,10 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	}
 	wg.Wait()
 	res.End = time.Now()
+	// The watcher has returned before the result is read: shutdownAll
+	// counts a socket as closed after shutting it down, and its client may
+	// have returned (the last one ending wg.Wait) before the count.
+	unwatch()
 	if e.cut.Load() {
 		// Every client has returned: what is left of the schedules up to
 		// the window's end never started.

@@ -114,6 +114,9 @@ func restoredLines(st *results.RestoreState, res *serverctl.Restored) []string {
 		return nil
 	}
 	var lines []string
+	if res.Started {
+		lines = append(lines, "pgtrial: the server was down (a restart cut short); started it")
+	}
 	for _, s := range res.Settings {
 		lines = append(lines, "pgtrial: restored "+s)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -82,13 +81,17 @@ func (r *runner) restore() {
 	r.applied, r.current = nil, -1
 }
 
-// restoreWarnings are a Restore's teardown failures and settings pending a
-// restart.
+// restoreWarnings are a Restore's start of a stopped server, teardown
+// failures and settings pending a restart.
 func restoreWarnings(res *serverctl.Restored) []string {
 	if res == nil {
 		return nil
 	}
-	out := slices.Clone(res.TeardownErrors)
+	var out []string
+	if res.Started {
+		out = append(out, "the server was down (a restart cut short); it was started again")
+	}
+	out = append(out, res.TeardownErrors...)
 	if len(res.NeedsRestart) > 0 {
 		out = append(out, fmt.Sprintf("%s need a server restart to be back", strings.Join(res.NeedsRestart, ", ")))
 	}
@@ -99,13 +102,20 @@ func restoreWarnings(res *serverctl.Restored) []string {
 // the moment Env.Urgent is closed (already, or while restoring).
 func (r *runner) restoreCtx() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithTimeout(context.Background(), restoreTimeout)
-	if r.env.Urgent == nil {
+	return urgentBound(ctx, cancel, r.env.Urgent)
+}
+
+// urgentBound cancels ctx (through its cancel) urgentRestoreTimeout after
+// urgent is closed (already, or later); nil urgent: no bound. The returned
+// cancel releases the watch and cancels ctx.
+func urgentBound(ctx context.Context, cancel context.CancelFunc, urgent <-chan struct{}) (context.Context, context.CancelFunc) {
+	if urgent == nil {
 		return ctx, cancel
 	}
 	done := make(chan struct{})
 	go func() {
 		select {
-		case <-r.env.Urgent:
+		case <-urgent:
 		case <-done:
 			return
 		}
@@ -192,12 +202,13 @@ func (r *runner) useVariant(ctx context.Context, vi int) error {
 	return nil
 }
 
-// steadyRestarter is the Restarter Apply gets: a restart, once begun, is not
-// cut short by the first signal (a server stopped and not started again
-// would keep the variant's settings in its files and serve nobody); it is by
-// the second (Urgent), and it is bounded by the Restarter's own timeouts.
-// Apply then fails on the cancelled context, and restore puts the settings
-// back.
+// steadyRestarter is the Restarter Apply gets, and the variant's Undo after
+// it: a restart, once begun, is not cut short by the first signal, nor at
+// once by the second (a server stopped and not started again would keep the
+// variant's settings in its files and serve nobody, and Undo's restart is
+// the one that puts them back): after Urgent it has urgentRestoreTimeout, as
+// a restore has, besides the Restarter's own timeouts. Cut short, it leaves
+// the server stopped; restore starts it again (serverctl.Restore).
 type steadyRestarter struct {
 	r      serverctl.Restarter
 	urgent <-chan struct{}
@@ -205,15 +216,7 @@ type steadyRestarter struct {
 
 func (s steadyRestarter) Restart(ctx context.Context) error {
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	rctx, cancel = urgentBound(rctx, cancel, s.urgent)
 	defer cancel()
-	if s.urgent != nil {
-		go func() {
-			select {
-			case <-s.urgent:
-				cancel()
-			case <-rctx.Done():
-			}
-		}()
-	}
 	return s.r.Restart(rctx)
 }

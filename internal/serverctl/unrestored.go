@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 
 	"github.com/jackc/pgx/v5"
 
@@ -78,6 +79,7 @@ type Restored struct {
 	MarkerReset    bool
 	Reloaded       bool
 	Restarted      bool     // the server was restarted through the Restarter
+	Started        bool     // the server was down (a restart cut short) and started through the Restarter
 	NeedsRestart   []string // settings still pending a restart: the user must restart the server
 }
 
@@ -98,6 +100,12 @@ func Restore(ctx context.Context, connString string, r Restarter, originals []Or
 		r = nil
 	}
 	res := &Restored{}
+	if r != nil && refusesConnections(ctx, cfg) {
+		if err := r.Restart(ctx); err != nil {
+			return res, fmt.Errorf("the server at %s is down, and starting it failed: %w", serverName(cfg), err)
+		}
+		res.Started = true
+	}
 	if len(teardown) > 0 {
 		a := &Applied{cfg: cfg, Teardown: teardown}
 		res.Teardown = len(teardown)
@@ -188,6 +196,18 @@ func Restore(ctx context.Context, connString string, r Restarter, originals []Or
 	}
 	res.NeedsRestart = pending
 	return res, errors.Join(errs...)
+}
+
+// refusesConnections reports whether nothing listens where cfg points: one
+// attempt, refused (TCP) or without a socket (a Unix socket's path). A server
+// that is starting or shutting down answers, and is not "refusing".
+func refusesConnections(ctx context.Context, cfg *pgx.ConnConfig) bool {
+	conn, err := pgx.ConnectConfig(ctx, cfg.Copy())
+	if err == nil {
+		closeConn(conn)
+		return false
+	}
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
 }
 
 // pendingRestart is those of names that pg_settings says are pending a restart.

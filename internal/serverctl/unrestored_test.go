@@ -1,6 +1,7 @@
 package serverctl
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -141,5 +142,48 @@ func TestApplyBeforeChangeMarkerAndRestore(t *testing.T) {
 	}})
 	if err != nil || !called {
 		t.Errorf("setup only: %v, called %v", err, called)
+	}
+}
+
+// TestRestoreStartsStoppedServer: a restart cut short (the second signal
+// during a variant's undo) leaves the server stopped with the variant's
+// settings in postgresql.auto.conf. Restore with a Restarter starts it and
+// puts them back; without one it says the server is down and changes
+// nothing.
+func TestRestoreStartsStoppedServer(t *testing.T) {
+	c := pgtest.OwnCluster(t, pgtest.Own{})
+	url := c.URL("postgres")
+	ctx := testCtx(t, 2*time.Minute)
+	var got []Original
+	ch := Change{
+		Settings:     []Setting{{Name: "work_mem", Value: "9MB"}},
+		Marker:       "/tmp/exp",
+		BeforeChange: func(o []Original) error { got = slices.Clone(o); return nil },
+	}
+	if _, err := Apply(ctx, url, nil, ch); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 2*time.Second) // it would wait readyTimeout for the server
+	defer cancel()
+	if res, err := Restore(short, url, nil, got, nil, true); err == nil || res.Started {
+		t.Fatalf("Restore without a Restarter on a stopped server: %+v, %v; want an error", res, err)
+	}
+	res, err := Restore(ctx, url, c, got, nil, true)
+	if err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	if !res.Started || len(res.Settings) != 1 || !res.MarkerReset {
+		t.Errorf("Restore: %+v, want started, work_mem back, the marker reset", res)
+	}
+	if ac := autoConf(t, url); strings.Contains(ac, "work_mem") || strings.Contains(ac, "pgtrial.unrestored") {
+		t.Errorf("postgresql.auto.conf after Restore: %q", ac)
+	}
+	// A running server is not restarted for nothing.
+	res, err = Restore(ctx, url, c, got, nil, true)
+	if err != nil || res.Started || res.Restarted {
+		t.Errorf("second Restore: %+v, %v; want neither started nor restarted", res, err)
 	}
 }
