@@ -282,12 +282,14 @@ func Build(o Options, runsA, runsB []RunRef) *Report {
 	defs := summaryMetrics()
 	stmts, stmtWarnings := statementMetrics(runsA, runsB, o.Top)
 	defs = append(defs, stmts...)
-	defs = append(defs, waitMetrics(runsA, runsB)...)
+	waits, waitWarnings := waitMetrics(runsA, runsB)
+	defs = append(defs, waits...)
 	for _, d := range defs {
 		rep.Metrics = append(rep.Metrics, compareOne(o, d, runsA, runsB))
 	}
 	rep.Warnings = append(rep.Warnings, sideWarnings(rep)...)
 	rep.Warnings = append(rep.Warnings, stmtWarnings...)
+	rep.Warnings = append(rep.Warnings, waitWarnings...)
 	rep.Checks = comparisonChecks(o, runsA, runsB)
 	return rep
 }
@@ -506,20 +508,31 @@ func matchStatementsByText(order []*stmtGroup) []*stmtGroup {
 }
 
 // waitMetrics compares the share (in per cent) of the samples of active
-// client backends in each wait_event_type (the events of a type summed;
-// "CPU": active without a wait event), for the types seen in any run. A run
-// with wait samples but none of a type has 0 %; a run without wait samples
-// has no value (NaN).
-func waitMetrics(runsA, runsB []RunRef) []metricDef {
+// client backends in each wait_event_type ("CPU": active without a wait
+// event), for the types seen in any run. The shares are Evidence.WaitTypes,
+// every sample's type, never the sum of the top events of Evidence.Waits
+// (cut at collect.EvidenceTopWaits: a type whose event ranked 6th would get
+// 0 %). A run with shares by type but none of a type has 0 %; a run without
+// them has no value (NaN): no wait samples, or a run directory written
+// before the shares by type were recorded (top events only), which the
+// warnings name.
+func waitMetrics(runsA, runsB []RunRef) ([]metricDef, []string) {
 	typeShare := func(r *results.Run) map[string]float64 {
-		if r.Evidence == nil || len(r.Evidence.Waits) == 0 {
+		if r.Evidence == nil || len(r.Evidence.WaitTypes) == 0 {
 			return nil
 		}
-		m := map[string]float64{}
-		for _, w := range r.Evidence.Waits {
-			m[w.Type] += w.Share
+		return r.Evidence.WaitTypes
+	}
+	var older []string
+	for _, r := range append(slices.Clone(runsA), runsB...) {
+		if ev := r.Run.Evidence; ev != nil && len(ev.Waits) > 0 && len(ev.WaitTypes) == 0 {
+			older = append(older, r.Label)
 		}
-		return m
+	}
+	var warnings []string
+	if len(older) > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: %s no wait shares by wait_event_type (written before they were recorded: only the top wait events): "+
+			"left out of the wait metrics, not counted as 0 %%", strings.Join(older, ", "), format.Plural(len(older), "has", "have")))
 	}
 	total := map[string]float64{}
 	var types []string
@@ -542,7 +555,7 @@ func waitMetrics(runsA, runsB []RunRef) []metricDef {
 		}
 	}
 	if !inA || !inB {
-		return nil
+		return nil, warnings
 	}
 	sort.SliceStable(types, func(i, j int) bool {
 		if total[types[i]] != total[types[j]] {
@@ -564,7 +577,7 @@ func waitMetrics(runsA, runsB []RunRef) []metricDef {
 			},
 		})
 	}
-	return defs
+	return defs, warnings
 }
 
 // sideWarnings are the warnings about the design of the comparison: too

@@ -203,3 +203,78 @@ func TestLoadSides(t *testing.T) {
 		t.Error("the same run on both sides was accepted")
 	}
 }
+
+// waitRuns is one run per element of io and timeout (shares 0..1 of the
+// IO:DataFileRead and Timeout:PgSleep events): the top events are
+// CPU 0.60, LWLock 0.15, Lock 0.10, Client 0.06, then IO and Timeout, of
+// which only the larger is in Evidence.Waits (the top 5, as
+// collect.EvidenceTopWaits cuts them); Evidence.WaitTypes has every type.
+func waitRuns(name string, io, timeout []float64, t0 time.Time) []RunRef {
+	runs := make([]RunRef, len(io))
+	for i := range runs {
+		waits := []results.WaitShare{
+			{Type: "CPU", Event: "CPU", Share: 0.60},
+			{Type: "LWLock", Event: "WALWrite", Share: 0.15},
+			{Type: "Lock", Event: "tuple", Share: 0.10},
+			{Type: "Client", Event: "ClientRead", Share: 0.06},
+		}
+		ioEv := results.WaitShare{Type: "IO", Event: "DataFileRead", Share: io[i]}
+		toEv := results.WaitShare{Type: "Timeout", Event: "PgSleep", Share: timeout[i]}
+		if io[i] >= timeout[i] {
+			waits = append(waits, ioEv) // IO 5th, Timeout 6th: cut
+		} else {
+			waits = append(waits, toEv) // Timeout 5th, IO 6th: cut
+		}
+		r := &results.Run{
+			StartedAt: t0.Add(time.Duration(2*i) * time.Minute),
+			Workload:  results.Workload{Name: "tpcb-like"},
+			Model:     results.Model{Kind: results.ModelOpen, Clients: 8, Rate: 1000},
+			Summary:   &results.Summary{Total: results.ScriptSummary{Committed: 60000, TPS: 1000, Response: results.Percentiles{P50: 1, P95: 2, P99: 3, P999: 4, Max: 5}}},
+			Evidence: &results.Evidence{Waits: waits, WaitTypes: map[string]float64{
+				"CPU": 0.60, "LWLock": 0.15, "Lock": 0.10, "Client": 0.06,
+				"IO": io[i], "Timeout": timeout[i], "Extension": 1 - 0.91 - io[i] - timeout[i],
+			}},
+		}
+		runs[i] = RunRef{Label: fmt.Sprintf("%s#%d", name, i+1), Dir: fmt.Sprintf("runs/%s-%d", name, i+1), Run: r, StartedAt: r.StartedAt}
+	}
+	return runs
+}
+
+// Issue 15: the wait shares by type come from every sample
+// (Evidence.WaitTypes), not from the top 5 events. A/A sides where IO is
+// 5.0 % vs 4.9 % (ranked 5th on A, 6th and cut from the top events on B)
+// said "B lower: IO wait % −100 %, p = 0.029"; they differ by nothing.
+func TestWaitSharesFromEveryType(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	a := waitRuns("A", []float64{0.050, 0.051, 0.049, 0.0505}, []float64{0.0495, 0.0500, 0.0485, 0.0500}, t0)
+	b := waitRuns("B", []float64{0.049, 0.050, 0.0485, 0.0495}, []float64{0.0500, 0.0505, 0.0490, 0.0500}, t0.Add(time.Minute))
+	rep := Build(Options{NameA: "A", NameB: "B", Seed: 1}, a, b)
+	for _, name := range []string{"IO wait %", "Timeout wait %", "CPU wait %"} {
+		m := metric(t, rep, name)
+		if m.Verdict.Direction != stats.DirNone {
+			t.Errorf("%s: %q, want no difference (A %v, B %v)", name, m.Verdict.Text, m.Verdict.A.Sorted, m.Verdict.B.Sorted)
+		}
+	}
+	io := metric(t, rep, "IO wait %")
+	if got := *io.ValuesB[0]; math.Abs(got-4.9) > 1e-9 {
+		t.Errorf("B#1's IO share %g %%, want 4.9 %% (from WaitTypes)", got)
+	}
+}
+
+// A run whose evidence has top events but no shares by type (a run
+// directory written before WaitTypes was recorded) has no value for the
+// wait metrics, not 0 %, and a warning names it.
+func TestWaitSharesOlderRuns(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	a := waitRuns("A", []float64{0.05, 0.05, 0.05, 0.05}, []float64{0.04, 0.04, 0.04, 0.04}, t0)
+	b := waitRuns("B", []float64{0.05, 0.05, 0.05, 0.05}, []float64{0.04, 0.04, 0.04, 0.04}, t0.Add(time.Minute))
+	a[1].Run.Evidence.WaitTypes = nil
+	rep := Build(Options{NameA: "A", NameB: "B", Seed: 1}, a, b)
+	io := metric(t, rep, "IO wait %")
+	if io.ValuesA[1] != nil || io.ValuesA[0] == nil || io.Verdict.NA != 3 {
+		t.Errorf("A#2 without WaitTypes: values %v, n = %d; want no value and 3 runs", io.ValuesA, io.Verdict.NA)
+	}
+	if w := strings.Join(rep.Warnings, "\n"); !strings.Contains(w, "A#2") || !strings.Contains(w, "wait") {
+		t.Errorf("warnings %q do not name A#2's missing wait shares", rep.Warnings)
+	}
+}
