@@ -4,6 +4,9 @@
 // bootstrap interval over runs, Mann-Whitney's p and a verdict that names
 // the test and the run counts (internal/stats Verdict). Percentiles of
 // different runs are never averaged: each run's percentile is one value.
+// The report also lists what differs between the sides' run.json besides
+// the variant (environment.go: server, settings, sizes, host, pgtrial), so
+// a difference that comes from the environment is visible.
 package compare
 
 import (
@@ -30,6 +33,12 @@ type Options struct {
 	NameA, NameB string // "A" and "B", or the variants' names
 	Seed         uint64 // of the bootstrap resampling
 	Top          int    // statements whose blocks per call are compared (DefaultTop)
+	// VariantKnown says the caller knows what the variant is (an
+	// experiment): VariantSettings are every setting the two sides'
+	// variants set, left out of Report.Environment. `pgtrial compare` does
+	// not know it.
+	VariantKnown    bool
+	VariantSettings []string
 }
 
 // Resamples is the number of bootstrap resamples of every interval
@@ -267,6 +276,10 @@ type Report struct {
 	Warnings  []string         `json:"warnings,omitempty"`
 	Metrics   []Metric         `json:"metrics"`
 	Checks    []results.Check  `json:"checks"`
+	// Environment is what differs between the sides' run.json besides the
+	// variant (server, settings, sizes, host, pgtrial); nil in records
+	// written before it was compared.
+	Environment *Environment `json:"environment,omitempty"`
 }
 
 // Build compares every metric of runsA and runsB.
@@ -291,6 +304,7 @@ func Build(o Options, runsA, runsB []RunRef) *Report {
 	rep.Warnings = append(rep.Warnings, stmtWarnings...)
 	rep.Warnings = append(rep.Warnings, waitWarnings...)
 	rep.Checks = comparisonChecks(o, runsA, runsB)
+	rep.Environment = environment(runsA, runsB, o.VariantKnown, o.VariantSettings)
 	return rep
 }
 
