@@ -149,7 +149,7 @@ func TestEnvironmentRules(t *testing.T) {
 	b := envSideDirs(t, root, "B", 4, t0.Add(time.Minute), func(i int, r *results.Run) {
 		r.Target.Settings["synchronous_commit"] = "off"
 		r.Server.Settings["synchronous_commit"] = "off"
-		r.Server.Settings["commit_delay"] = "10" // not recorded on A: A is at the default
+		r.Server.Settings["commit_delay"] = "10"  // not recorded on A: A is at the default
 		r.Server.Tables[0].TotalBytes += 10 << 20 // +6.7 %: not a difference
 		r.Server.Tables[1].TotalBytes += 5 << 20  // 5 MiB vs ~0.1 MiB: a difference
 	})
