@@ -297,6 +297,7 @@ func TestCompareEvidence(t *testing.T) {
 				{Type: "Lock", Event: "tuple", Share: lockShare * 0.2},
 				{Type: "IO", Event: "DataFileRead", Share: 0.3},
 			},
+			WaitTypes: map[string]float64{"CPU": 0.7 - lockShare, "Lock": lockShare, "IO": 0.3},
 		}
 	}
 	a, b := fourVsFour()

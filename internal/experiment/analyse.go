@@ -51,7 +51,17 @@ func (r *runner) analyse() {
 			if len(a) == 0 || len(b) == 0 {
 				continue
 			}
-			rep := compare.Build(compare.Options{NameA: base, NameB: v.Name, Seed: rec.Seed | 1, Top: compare.DefaultTop}, a, b)
+			// The settings either variant sets are the variant: left out of
+			// what differs besides it.
+			var set []string
+			for name := range rec.Variants[0].Settings {
+				set = append(set, name)
+			}
+			for name := range v.Settings {
+				set = append(set, name)
+			}
+			rep := compare.Build(compare.Options{NameA: base, NameB: v.Name, Seed: rec.Seed | 1, Top: compare.DefaultTop,
+				VariantKnown: true, VariantSettings: set}, a, b)
 			rec.Comparisons = append(rec.Comparisons, rep)
 		}
 	}

@@ -15,7 +15,8 @@ import (
 // Compare is the report of `pgtrial compare`: the runs of each side, the
 // table of the metrics (per side the median and range over runs, the ratio
 // of medians with its interval, Mann-Whitney's p, the short verdict), one
-// verdict line per metric, the statements' legend, the checklist and the
+// verdict line per metric, the statements' legend, what differs between
+// the sides' environments besides the variant, the checklist and the
 // warnings.
 func Compare(rep *compare.Report) *Doc {
 	model := rep.Model.Kind + " model"
@@ -67,6 +68,9 @@ func Compare(rep *compare.Report) *Doc {
 	}
 	if len(stmts.Lines) > 0 {
 		d.Add(stmts)
+	}
+	if env := CompareEnvironment(rep); env != nil {
+		d.Add(env)
 	}
 	if len(rep.Checks) > 0 {
 		d.Add(&Checklist{Title: "checklist (DESIGN §8; the runs' items with their worst status, and the comparison's):", Items: rep.Checks})
@@ -183,4 +187,40 @@ func shortVerdict(v *stats.VerdictResult) string {
 		return "no difference"
 	}
 	return format.Missing
+}
+
+// CompareEnvironment is what differs between the sides' run.json besides
+// the variant (compare.Environment): a table of the items that differ with
+// each side's value, or one line saying that the environments matched on
+// the items compared; nil when the comparison has no environment (a record
+// written before it was compared).
+func CompareEnvironment(rep *compare.Report) Block {
+	env := rep.Environment
+	if env == nil {
+		return nil
+	}
+	left := ""
+	if env.VariantKnown && len(env.VariantSettings) > 0 {
+		left = fmt.Sprintf("; the variant's %s %s left out", format.Plural(len(env.VariantSettings), "setting", "settings"),
+			strings.Join(env.VariantSettings, ", "))
+	}
+	items := format.Plural(env.Compared, "item", "items")
+	switch {
+	case env.Compared == 0:
+		return &Lines{Lines: []string{"environments not compared: no item of run.json (server, settings, sizes, host, pgtrial) is recorded on both sides"}}
+	case len(env.Differs) == 0:
+		return &Lines{Lines: []string{fmt.Sprintf("the environments matched on %d recorded %s of run.json (server version and settings, data sizes, host, pgtrial version%s)",
+			env.Compared, items, left)}}
+	}
+	title := "differs besides the variant (from run.json" + left + "):"
+	if !env.VariantKnown {
+		title = "differs besides the variant (from run.json; the variant itself is listed too if it is one of these):"
+	}
+	t := &Table{Title: title, Head: []string{"item", rep.NameA, rep.NameB}}
+	for _, e := range env.Differs {
+		t.AddRow(e.Name, format.OneLine(e.A, 70), format.OneLine(e.B, 70))
+	}
+	t.Notes = []string{fmt.Sprintf("the other %d of %d recorded %s matched (sizes differ beyond %.0f %% and %s)",
+		env.Compared-len(env.Differs), env.Compared, items, 100*compare.SizeTolerance, format.Bytes(compare.SizeFloor))}
+	return t
 }

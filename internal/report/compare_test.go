@@ -118,3 +118,50 @@ func squeeze(s string) string {
 	}
 	return b.String()
 }
+
+// What differs besides the variant follows the statements: a table of the
+// items with each side's value and how many others matched; one line when
+// nothing differs; nothing for a record without an environment.
+func TestCompareEnvironment(t *testing.T) {
+	rep := sampleComparison()
+	rep.Environment = &compare.Environment{Compared: 18, Differs: []compare.EnvDiff{
+		{Name: "server version", A: "17.2", B: "17.4"},
+		{Name: "setting work_mem", A: "4MB", B: "64MB"},
+		{Name: "host kernel", A: "2 values: 6.1.0-18-amd64 (base#1, base#2); 6.1.0-20-amd64 (base#3)", B: "6.1.0-18-amd64"},
+	}}
+	out := text(t, Compare(rep))
+	t.Logf("\n%s", out)
+	wantAll(t, "report", out,
+		"\n\ndiffers besides the variant (from run.json; the variant itself is listed too if it is one of these):\n"+
+			"  item              base                                                                new\n"+
+			"  server version    17.2                                                                17.4\n"+
+			"  setting work_mem  4MB                                                                 64MB\n"+
+			"  host kernel       2 values: 6.1.0-18-amd64 (base#1, base#2); 6.1.0-20-amd64 (base#3)  6.1.0-18-amd64\n"+
+			"  the other 15 of 18 recorded items matched (sizes differ beyond 10 % and 1 MiB)\n\nchecklist",
+	)
+	if i, j := strings.Index(out, "\nstatements ("), strings.Index(out, "\ndiffers besides"); i < 0 || j < i {
+		t.Errorf("the environment does not follow the statements:\n%s", out)
+	}
+
+	rep.Environment = &compare.Environment{Compared: 18, VariantKnown: true, VariantSettings: []string{"synchronous_commit"},
+		Differs: []compare.EnvDiff{{Name: "server version", A: "17.2", B: "17.4"}}}
+	wantAll(t, "experiment's", text(t, Compare(rep)),
+		"\ndiffers besides the variant (from run.json; the variant's setting synchronous_commit left out):\n")
+
+	rep.Environment.Differs = nil
+	wantAll(t, "matched", text(t, Compare(rep)),
+		"\n\nthe environments matched on 18 recorded items of run.json (server version and settings, data sizes, host, pgtrial version; "+
+			"the variant's setting synchronous_commit left out)\n\nchecklist")
+
+	// The experiment summary shows it under each comparison.
+	rec := twoVariants()
+	rec.Comparisons[0].Environment = &compare.Environment{Compared: 18, VariantKnown: true,
+		Differs: []compare.EnvDiff{{Name: "server version", A: "17.2", B: "17.4"}}}
+	wantAll(t, "experiment", text(t, Experiment(rec, "/tmp/x")),
+		"  Lock %  higher: ratio 3.1\n\ndiffers besides the variant (from run.json):\n  item            a     b\n  server version  17.2  17.4\n")
+
+	rep.Environment = nil
+	if out := text(t, Compare(rep)); strings.Contains(out, "environments") || strings.Contains(out, "differs besides") {
+		t.Errorf("a record without an environment:\n%s", out)
+	}
+}

@@ -34,6 +34,9 @@ func Experiment(rec *experiment.Record, dir string) *Doc {
 			t.AddRow(m.Metric, m.Verdict.Text)
 		}
 		d.Add(t)
+		if env := CompareEnvironment(c); env != nil {
+			d.Add(env)
+		}
 	}
 	if len(rec.Ramp) > 0 {
 		d.Add(rampTable(rec.Ramp))
