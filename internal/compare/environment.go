@@ -50,7 +50,9 @@ type EnvDiff struct {
 // grow and bloat under the workload): two sides' sizes differ only when
 // their medians differ by more than SizeTolerance of the larger one and
 // by more than SizeFloor bytes (a table of a few pages doubles with one
-// page).
+// page), and the sides' ranges over their runs do not overlap (a table
+// that grows through interleaved runs, as pgbench_history, has medians a
+// run's growth apart on the two sides, and overlapping ranges).
 const (
 	SizeTolerance = 0.10
 	SizeFloor     = 1 << 20
@@ -326,7 +328,8 @@ func envSide(it envItem, runs []RunRef) envSideValues {
 // envDiffers: exact items differ when the sides' sets of values differ or
 // a side has more than one; sizes when the object is absent from some
 // runs and not all, or their medians m_A and m_B differ by
-// |m_B − m_A| > SizeTolerance · max(m_A, m_B) and > SizeFloor bytes.
+// |m_B − m_A| > SizeTolerance · max(m_A, m_B) and > SizeFloor bytes and
+// the ranges [min, max] of the sides do not overlap.
 func envDiffers(it envItem, a, b envSideValues) bool {
 	if !it.size {
 		if len(a.distinct) > 1 || len(b.distinct) > 1 || len(a.distinct) != len(b.distinct) {
@@ -343,7 +346,8 @@ func envDiffers(it envItem, a, b envSideValues) bool {
 	}
 	ma, mb := stats.Median(a.sizes), stats.Median(b.sizes)
 	d := math.Abs(mb - ma)
-	return d > SizeTolerance*math.Max(ma, mb) && d > SizeFloor
+	apart := slices.Max(a.sizes) < slices.Min(b.sizes) || slices.Max(b.sizes) < slices.Min(a.sizes)
+	return d > SizeTolerance*math.Max(ma, mb) && d > SizeFloor && apart
 }
 
 // text is the side's value for people (EnvDiff.A).

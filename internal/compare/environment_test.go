@@ -186,3 +186,27 @@ func TestEnvironmentRules(t *testing.T) {
 		t.Errorf("%d items differ, want 4 (commit_delay, pgbench_history, kernel, collectors)", got)
 	}
 }
+
+// A table that grows through interleaved runs (A 0, 6, 12, 18 MiB; B 3, 9,
+// 15, 21 MiB: medians 9 and 12 MiB, 25 % apart) is natural growth, not a
+// difference: the sides' ranges overlap. The same growth with A's runs all
+// before B's is listed.
+func TestEnvironmentGrowingTable(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	side := func(name string, mib []int64) []RunRef {
+		runs := make([]RunRef, len(mib))
+		for i, m := range mib {
+			r := envRun(t0, i, func(r *results.Run) { r.Server.Tables[1].TotalBytes = m << 20 })
+			runs[i] = RunRef{Label: fmt.Sprintf("%s#%d", name, i+1), Run: r}
+		}
+		return runs
+	}
+	env := environment(side("A", []int64{0, 6, 12, 18}), side("B", []int64{3, 9, 15, 21}), false, nil)
+	if d := envDiff(env, "table pgbench_history size"); d != nil {
+		t.Errorf("interleaved growth listed: %+v", d)
+	}
+	env = environment(side("A", []int64{0, 3, 6, 9}), side("B", []int64{12, 15, 18, 21}), false, nil)
+	if d := envDiff(env, "table pgbench_history size"); d == nil || d.A != "0 B–9 MiB" || d.B != "12 MiB–21 MiB" {
+		t.Errorf("A's runs all before B's: %+v", d)
+	}
+}

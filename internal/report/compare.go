@@ -220,7 +220,7 @@ func CompareEnvironment(rep *compare.Report) Block {
 	for _, e := range env.Differs {
 		t.AddRow(e.Name, format.OneLine(e.A, 70), format.OneLine(e.B, 70))
 	}
-	t.Notes = []string{fmt.Sprintf("the other %d of %d recorded %s matched (sizes differ beyond %.0f %% and %s)",
+	t.Notes = []string{fmt.Sprintf("the other %d of %d recorded %s matched (a size differs beyond %.0f %% and %s, the sides' ranges apart)",
 		env.Compared-len(env.Differs), env.Compared, items, 100*compare.SizeTolerance, format.Bytes(compare.SizeFloor))}
 	return t
 }

@@ -137,7 +137,7 @@ func TestCompareEnvironment(t *testing.T) {
 			"  server version    17.2                                                                17.4\n"+
 			"  setting work_mem  4MB                                                                 64MB\n"+
 			"  host kernel       2 values: 6.1.0-18-amd64 (base#1, base#2); 6.1.0-20-amd64 (base#3)  6.1.0-18-amd64\n"+
-			"  the other 15 of 18 recorded items matched (sizes differ beyond 10 % and 1 MiB)\n\nchecklist",
+			"  the other 15 of 18 recorded items matched (a size differs beyond 10 % and 1 MiB, the sides' ranges apart)\n\nchecklist",
 	)
 	if i, j := strings.Index(out, "\nstatements ("), strings.Index(out, "\ndiffers besides"); i < 0 || j < i {
 		t.Errorf("the environment does not follow the statements:\n%s", out)
