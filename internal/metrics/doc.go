@@ -54,9 +54,25 @@
 // recording never fails; Stats keeps the exact, unclamped sums, minimum and
 // maximum. 0 is trackable exactly: the closed model's lag is 0.
 //
-// Quantile takes q in [0, 1] (hdrhistogram-go's ValueAtQuantile takes 0–100)
-// and, as HDR does, returns the highest value equivalent to the bucket that
-// holds the rank round(q·n) value.
+// # Percentiles: the nearest rank
+//
+// Every percentile pgtrial prints or stores of a run's transactions (the
+// run summary, run.json, the timeline, the progress line, --percentiles of
+// the pgbench front end, pooled profiles of several runs) is Quantile's:
+// the nearest-rank q-quantile of the n values in the histogram, the k-th
+// smallest value with k = ⌈q·n⌉ (at least 1, NearestRank), with no
+// interpolation. It is what pgbench users compute from -l logs (sort, take
+// v[⌈q·n⌉ − 1]) and what HdrHistogram's reference implementation reports:
+// p99 of 10 transactions is the 10th, p50 of 4 the 2nd. As HDR does, the
+// value is that rank's bucket reported by its highest equivalent value
+// (≤ 0.1 % above the true one); q = 1 is the maximum, q = 0 the minimum.
+// Quantile takes q in [0, 1]; hdrhistogram-go's ValueAtQuantile takes 0–100
+// and the rank round(q·n), one lower when the fraction of q·n is below ½,
+// so it is not called with the caller's q.
+//
+// A quantile q of n transactions rests on the n − ⌈q·n⌉ transactions beyond
+// it (Beyond): p99.9 of 4,210 transactions on 4 of them, the maximum on
+// none but itself. The run summary says so when that is fewer than 20.
 //
 // # Interval log
 //

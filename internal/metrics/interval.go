@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"math"
+	"math/bits"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -36,22 +38,77 @@ func clamp(v int64) int64 {
 	return v
 }
 
-// Quantile is the value (µs) at quantile q ∈ [0, 1] of h: q = 0.99 is p99,
-// q = 1 the maximum, q = 0 the minimum (each as HDR reports them, to within
-// the bucket width). It is 0 for a nil or empty histogram. (hdrhistogram-go's
-// ValueAtQuantile takes 0–100; this takes 0–1.)
+// Quantile is the nearest-rank q-quantile (µs) of h, q ∈ [0, 1]: the
+// smallest recorded value whose cumulative count reaches the rank
+// k = ⌈q·n⌉ (at least 1; NearestRank) of the n values in h, reported as HDR
+// reports a bucket, by its highest equivalent value (within 0.1 % above the
+// true value at 3 significant digits). q = 0.99 is p99, q = 1 the maximum
+// (k = n); q = 0 (or NaN) is the minimum, reported by its bucket's lowest
+// equivalent value. It is 0 for a nil or empty histogram.
+//
+// This is the definition of pgbench users' scripts (sorted values,
+// v[⌈q·n⌉ − 1]) and of HdrHistogram's reference: no interpolation, and p99
+// of 10 values is the 10th. (hdrhistogram-go's ValueAtQuantile takes q in
+// 0–100 and the rank round(q·n), which is one lower whenever the fraction of
+// q·n is in (0, ½): n = 7, q = 0.9 gives its 6th value, Quantile the 7th.)
+//
+// It allocates nothing and scans h's counts up to the quantile's bucket
+// (BenchmarkQuantile: ~2 µs for a 1 ms-centred interval).
 func Quantile(h *hdrhistogram.Histogram, q float64) int64 {
 	if h == nil || h.TotalCount() == 0 {
 		return 0
 	}
-	switch {
-	case q >= 1:
-		return h.Max()
-	case q > 0:
-		return h.ValueAtQuantile(q * 100)
-	default: // q ≤ 0, or NaN
+	if !(q > 0) { // q ≤ 0, or NaN: the minimum
 		return h.ValueAtQuantile(0)
 	}
+	n := h.TotalCount()
+	k := NearestRank(q, n)
+	if k >= n {
+		return h.ValueAtQuantile(100)
+	}
+	// ValueAtQuantile(p) takes the value at rank int64(p/100·n + 0.5); at
+	// p = 100·k/n that is k + 0.5 up to a rounding error of ~k·10⁻¹⁵, far
+	// from both k and k + 1 (for n < 10¹⁴), so it lands on rank k.
+	return h.ValueAtQuantile(100 * float64(k) / float64(n))
+}
+
+// rankScale is the resolution at which NearestRank reads q: 10⁻⁹.
+const rankScale = 1_000_000_000
+
+// NearestRank is the rank k = ⌈q·n⌉ of the nearest-rank q-quantile of n
+// values, clamped to [1, n] (0 when n ≤ 0): the quantile is the k-th
+// smallest value. q is read to 9 decimal places and the product is exact
+// integer arithmetic, so that q = 0.999 is 999/1000 and not the binary
+// float just above it (⌈0.07·100⌉ is 7, not 8). q ≤ 0 or NaN gives 1, q ≥ 1
+// gives n. n − NearestRank(q, n) is the number of values beyond the
+// quantile (Beyond).
+func NearestRank(q float64, n int64) int64 {
+	switch {
+	case n <= 0:
+		return 0
+	case !(q > 0): // q ≤ 0, or NaN
+		return 1
+	case q >= 1:
+		return n
+	}
+	p := uint64(math.Round(q * rankScale)) // q in units of 10⁻⁹, ≤ 10⁹
+	// p·n < 10⁹·2⁶³, so its high word is < 10⁹ and Div64 cannot overflow.
+	hi, lo := bits.Mul64(p, uint64(n))
+	k, rem := bits.Div64(hi, lo, rankScale)
+	if rem != 0 {
+		k++ // the ceiling
+	}
+	return min(max(int64(k), 1), n)
+}
+
+// Beyond is the number of the n values above the nearest-rank q-quantile's
+// rank, n − ⌈q·n⌉ (⌊n·(1 − q)⌋): how many transactions a quantile rests on
+// beyond it. p99.9 of 4,210 values has 4 beyond it; the maximum has none.
+func Beyond(q float64, n int64) int64 {
+	if n <= 0 {
+		return 0
+	}
+	return n - NearestRank(q, n)
 }
 
 // Hists is what is recorded for one script (or all) over an interval: the

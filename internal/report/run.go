@@ -172,7 +172,53 @@ func (v *RunView) latencyTable(title string, ss *results.ScriptSummary) *Table {
 	if cut := cutLine(ss); cut != "" {
 		t.Notes = append(t.Notes, cut)
 	}
+	rows := []*results.Percentiles{&ss.Response, &ss.Service}
+	if !v.Closed {
+		rows = append(rows, &ss.Lag)
+	}
+	if few := fewLine(rows); few != "" {
+		t.Notes = append(t.Notes, few)
+	}
 	return t
+}
+
+// fewBeyond is the number of transactions beyond a quantile under which the
+// summary says that the quantile rests on them: n·(1 − q) < 20.
+const fewBeyond = 20
+
+// fewLine is the note of a latency table whose printed quantiles rest on
+// fewer than fewBeyond transactions beyond them, "" when none does: "p99.9
+// rests on 4 transactions beyond it (n = 4,210); the max is a single
+// transaction". The count is the smallest Count of the rows shown (the
+// service row lacks the unstarted); a row without a Count (a run.json
+// older than it) is skipped. The max, which always rests on itself, is named
+// only with the others.
+func fewLine(rows []*results.Percentiles) string {
+	var pc *results.Percentiles
+	for _, r := range rows {
+		if r.Count > 0 && (pc == nil || r.Count < pc.Count) {
+			pc = r
+		}
+	}
+	if pc == nil {
+		return ""
+	}
+	var parts []string
+	for _, nq := range metrics.Quantiles() {
+		b := pc.Beyond(nq.Q)
+		if b >= fewBeyond {
+			continue
+		}
+		if len(parts) == 0 {
+			parts = append(parts, fmt.Sprintf("%s rests on %d %s beyond it", nq.Name, b, format.Plural(int(b), "transaction", "transactions")))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s on %d", nq.Name, b))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, ", ") + " (n = " + format.Count(pc.Count) + "); the max is a single transaction"
 }
 
 // cutLine is what the window's end cut, "" when nothing: "at the end of

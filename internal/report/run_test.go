@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
@@ -143,4 +144,64 @@ func TestLatencyTableTimeoutsAndCut(t *testing.T) {
 	if notes := v.latencyTable("total", ss).Notes; len(notes) != 1 {
 		t.Errorf("notes %q, want the counts only", notes)
 	}
+}
+
+// TestRunFewTransactionsNote: a latency table whose printed quantiles rest on
+// fewer than 20 transactions beyond them says so in one line, with the
+// count from the data (the smallest Count of the rows shown); no line when
+// every quantile has 20 or more, or when the count is unknown.
+func TestRunFewTransactionsNote(t *testing.T) {
+	cases := []struct {
+		name          string
+		response, svc int64
+		want          string // "" means no note
+	}{
+		{name: "p99.9 of 4,210", response: 4210, svc: 4210,
+			want: "p99.9 rests on 4 transactions beyond it (n = 4,210); the max is a single transaction\n"},
+		{name: "p99 and p99.9 of 1,210", response: 1210, svc: 1210,
+			want: "p99 rests on 12 transactions beyond it, p99.9 on 1 (n = 1,210); the max is a single transaction\n"},
+		{name: "service lacks the unstarted", response: 20_100, svc: 19_999,
+			want: "p99.9 rests on 19 transactions beyond it (n = 19,999)"},
+		{name: "20 beyond p99.9", response: 20_000, svc: 20_000},
+		{name: "unknown count (older run.json)", response: 0, svc: 0},
+		{name: "one transaction", response: 1, svc: 1,
+			want: "p50 rests on 0 transactions beyond it, p90 on 0, p95 on 0, p99 on 0, p99.9 on 0 (n = 1); the max is a single transaction\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := openTwoScripts()
+			v.Summary.Scripts = v.Summary.Scripts[:1] // one script: only the total's block
+			tot := &v.Summary.Total
+			tot.Response.Count, tot.Service.Count, tot.Lag.Count = c.response, c.svc, c.response
+			out := runText(t, v)
+			n := strings.Count(out, "rests on")
+			switch {
+			case c.want == "" && n != 0:
+				t.Errorf("a note without few transactions:\n%s", out)
+			case c.want != "" && n != 1:
+				t.Errorf("%d notes, want 1:\n%s", n, out)
+			case c.want != "" && !strings.Contains(out, "  "+c.want):
+				t.Errorf("note %q missing from the total's block:\n%s", c.want, out)
+			}
+		})
+	}
+}
+
+// TestRunPrintsNearestRank: from recorded transactions to the printed
+// table, the percentiles are the nearest-rank values of the histogram: of
+// 7 responses 1…7 ms, p90 is the 7th (7.003 ms, HDR's highest equivalent
+// value of 7 ms) where HDR's round(6.3) rank gives the 6th; and the note
+// says what they rest on.
+func TestRunPrintsNearestRank(t *testing.T) {
+	s := metrics.NewSet(1, metrics.Layout{Scripts: 1})
+	for i := int64(1); i <= 7; i++ {
+		s.Recorder(0).Record(&metrics.Tx{Outcome: metrics.Committed, Tries: 1, Response: i * 1000, Service: i * 1000})
+	}
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	sum := results.Summarize(s.Tick(t0, t0.Add(time.Second)), []string{"s.sql"}, 0)
+	out := runText(t, &RunView{Workload: "s.sql", Server: "h:1/d", Model: "closed model", Closed: true, Measured: true,
+		Scripts: []RunScript{{Name: "s.sql", Weight: 1}}, Summary: &sum, Dir: "d"})
+	wantAll(t, "summary", out,
+		"  response    4.001  7.003  7.003  7.003  7.003  7.003\n",
+		"  p50 rests on 3 transactions beyond it, p90 on 0, p95 on 0, p99 on 0, p99.9 on 0 (n = 7); the max is a single transaction\n")
 }

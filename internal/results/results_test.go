@@ -495,6 +495,12 @@ func TestSummarize(t *testing.T) {
 	near("late share", s0.LateShare, 97/taken)
 	near("total p50", sum.Total.Response.P50, 50) // 101 values: the 51st is 50 ms
 	near("script 2 max", sum.Scripts[1].Response.Max, 0.25)
+	if s0.Response.Count != 100 || s0.Service.Count != 100 || sum.Total.Response.Count != 101 || sum.Scripts[1].Lag.Count != 1 {
+		t.Errorf("counts the percentiles rest on: %d %d %d %d", s0.Response.Count, s0.Service.Count, sum.Total.Response.Count, sum.Scripts[1].Lag.Count)
+	}
+	if got := s0.Response.Beyond(0.99); got != 1 {
+		t.Errorf("p99 of 100 rests on %d beyond it, want 1", got)
+	}
 	if sum.Total.Committed != 101 || sum.Total.Commands != nil {
 		t.Errorf("total %+v", sum.Total)
 	}
@@ -508,9 +514,40 @@ func TestSummarize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"duration_s":10`, `"target_rate":12`, `"response_ms":{"p50":`, `"failed_by":{`, `"dropped_share":`} {
+	for _, key := range []string{`"duration_s":10`, `"target_rate":12`, `"response_ms":{"p50":`, `"count":100}`, `"failed_by":{`, `"dropped_share":`} {
 		if !strings.Contains(string(data), key) {
 			t.Errorf("JSON lacks %s: %s", key, data)
+		}
+	}
+}
+
+// TestSummarizeNearestRank: the summary's percentiles are the nearest-rank
+// values ⌈q·n⌉ of the histogram, not HDR's round(q·n): of 7 responses 1…7 ms
+// p90 is the 7th (⌈6.3⌉; round gives the 6th) and p50 the 4th; of 13, p95 is
+// the 13th (⌈12.35⌉) and p90 the 12th (⌈11.7⌉). Fails with the round rank.
+func TestSummarizeNearestRank(t *testing.T) {
+	for _, tt := range []struct {
+		n                  int
+		p50, p90, p95, p99 float64 // ms
+	}{
+		{7, 4, 7, 7, 7},
+		{13, 7, 12, 13, 13},
+		{17, 9, 16, 17, 17}, // ⌈15.3⌉ and ⌈16.15⌉; round gives the 15th and 16th
+	} {
+		s := metrics.NewSet(1, metrics.Layout{Scripts: 1})
+		for i := 1; i <= tt.n; i++ {
+			s.Recorder(0).Record(&metrics.Tx{Outcome: metrics.Committed, Tries: 1, Response: int64(i) * 1000, Service: int64(i) * 1000})
+		}
+		r := Summarize(s.Tick(t0, t0.Add(time.Second)), nil, 0).Total.Response
+		got := []float64{r.P50, r.P90, r.P95, r.P99}
+		want := []float64{tt.p50, tt.p90, tt.p95, tt.p99}
+		for i := range got {
+			if math.Abs(got[i]-want[i]) > want[i]*1e-3 {
+				t.Errorf("n=%d: %s = %v ms, want %v (nearest rank)", tt.n, []string{"p50", "p90", "p95", "p99"}[i], got[i], want[i])
+			}
+		}
+		if r.Count != int64(tt.n) {
+			t.Errorf("n=%d: Count %d", tt.n, r.Count)
 		}
 	}
 }

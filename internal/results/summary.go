@@ -67,8 +67,11 @@ type ScriptSummary struct {
 }
 
 // Percentiles is the distribution of one latency kind in ms (µs precision):
-// percentiles and maximum from the HDR histogram (to within its 0.1 %), mean
-// and standard deviation from pgbench's exact sums.
+// percentiles and maximum from the HDR histogram (to within its 0.1 %), each
+// the nearest-rank value, the ⌈q·Count⌉-th smallest (metrics.Quantile), mean
+// and standard deviation from pgbench's exact sums. Count is how many values
+// the percentiles rest on (Beyond: how many of them lie beyond one); 0 in a
+// run.json written before it was recorded.
 type Percentiles struct {
 	P50    float64 `json:"p50"`
 	P90    float64 `json:"p90"`
@@ -78,6 +81,14 @@ type Percentiles struct {
 	Max    float64 `json:"max"`
 	Mean   float64 `json:"mean"`
 	Stddev float64 `json:"stddev"`
+	Count  int64   `json:"count"` // values in the histogram: committed, and the lower bounds of the window's end (ScriptSummary)
+}
+
+// Beyond is how many of the Count values lie beyond the nearest-rank
+// quantile q, Count − ⌈q·Count⌉ (metrics.Beyond): p99.9 of 4,210 values
+// rests on the 4 above its rank.
+func (p *Percentiles) Beyond(q float64) int64 {
+	return metrics.Beyond(q, p.Count)
 }
 
 // CommandSummary is one command's figures, as pgbench -r reports them.
@@ -162,7 +173,12 @@ func share(n, of int64) float64 {
 
 func latency(h *hdrhistogram.Histogram, sum *metrics.Summary) Percentiles {
 	q := func(q float64) float64 { return ms(metrics.Quantile(h, q)) }
+	var n int64
+	if h != nil {
+		n = h.TotalCount()
+	}
 	return Percentiles{
+		Count:  n,
 		P50:    q(0.50),
 		P90:    q(0.90),
 		P95:    q(0.95),

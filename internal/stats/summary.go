@@ -81,7 +81,10 @@ type Pooled struct {
 // PooledQuantiles merges the histograms hs (nil ones are skipped) into one of
 // pgtrial's geometry (metrics.NewHistogram: 1 µs … 1 h, 3 significant digits)
 // and reads the quantiles qs (each in 0..1, as metrics.Quantile takes them)
-// from the union. Merging is lossless, so the result carries HDR's bound
+// from the union: each the nearest-rank value, the ⌈q·Count⌉-th smallest of
+// all the runs' transactions, as one run's percentiles are (Count −
+// ⌈q·Count⌉ of them lie beyond it, metrics.Beyond). Merging is lossless, so
+// the result carries HDR's bound
 // v_true ≤ v ≤ v_true·(1 + 10⁻³) (reference §4.5). This is the pooled
 // profile ("p99 of all N requests, R runs"); inference between variants uses
 // per-run values instead (Summarize, Verdict). Percentiles of different runs

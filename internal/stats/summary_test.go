@@ -72,8 +72,8 @@ func TestQuantile(t *testing.T) {
 
 func TestPooledQuantiles(t *testing.T) {
 	// Run 1: 990 fast (1 ms) and 10 slow (100 ms) transactions; run 2: 1000 at
-	// 2 ms. Pooled over 2000 (HDR takes the count_at = round(q·2000)-th
-	// value): p10 (200th) is 1 ms, p50 (1000th: 990 are ≤ 1 ms) is 2 ms, p99
+	// 2 ms. Pooled over 2000 (the nearest rank, the ⌈q·2000⌉-th value):
+	// p10 (200th) is 1 ms, p50 (1000th: 990 are ≤ 1 ms) is 2 ms, p99
 	// (1980th: 1990 are ≤ 2 ms) is 2 ms, p99.9 (1998th) is 100 ms, max 100 ms.
 	// Averaging the runs' p99.9 (100 and 2 ms) would give 51 ms, which
 	// nobody experienced.
@@ -96,6 +96,19 @@ func TestPooledQuantiles(t *testing.T) {
 		if v := float64(p.Values[i]); v < w || v > w*1.001 {
 			t.Errorf("quantile %d = %d µs, want %v (+0.1 %%)", i, p.Values[i], w)
 		}
+	}
+	// The nearest rank over the union: runs of 1…3 ms and 4…7 ms pool 7
+	// values, whose p90 is the 7th (⌈6.3⌉; HDR's round rank gives the 6th).
+	a, b := metrics.NewHistogram(), metrics.NewHistogram()
+	for v := int64(1); v <= 7; v++ {
+		if v <= 3 {
+			metrics.RecordValue(a, v*1000)
+		} else {
+			metrics.RecordValue(b, v*1000)
+		}
+	}
+	if p := PooledQuantiles([]*hdrhistogram.Histogram{a, b}, []float64{0.9}); !a.ValuesAreEquivalent(p.Values[0], 7000) {
+		t.Errorf("pooled p90 of 1…7 ms = %d µs, want 7000 (the 7th)", p.Values[0])
 	}
 	if e := PooledQuantiles(nil, []float64{0.99}); e.Count != 0 || e.Values[0] != 0 {
 		t.Errorf("empty pool = %+v", e)
