@@ -25,8 +25,8 @@ type CorrResult struct {
 	// their ranks for Spearman). Two series that each drift slowly share
 	// long excursions by chance, and the classical n − 2 df take each
 	// interval as independent: on two independent AR(1) series of 120
-	// points with φ = 0.9 the classical p < 0.05 in 51 % of pairs, this one
-	// in about 4 % (TestCorrelationAR1 prints the rates). NEff = N when
+	// points with φ = 0.9 the classical p < 0.05 in about half of the pairs,
+	// this one in 3–5 % (TestCorrelationAR1 prints the rates). NEff = N when
 	// either series is not positively autocorrelated. Moving windows and
 	// rolling medians are not AR(1) and this n_eff only guesses theirs
 	// (too small for 10-point moving means: 1.5 % false positives at 5 %):
