@@ -28,13 +28,13 @@ func fitLine(x, y []float64) (stats.TrendResult, bool) {
 }
 
 // fitTest names the test behind f.P for a message: "t test on n_eff 14 of
-// 120 intervals (residual lag-1 autocorrelation 0.79)", or "t test on 120
-// intervals" when the residuals are not positively autocorrelated.
+// 120 intervals, lag-1 autocorrelation 0.79" (of the residuals), or "t test
+// on 120 intervals" when they are not positively autocorrelated.
 func fitTest(f stats.TrendResult) string {
 	if f.NEff >= float64(f.N) {
 		return fmt.Sprintf("t test on %d intervals", f.N)
 	}
-	return fmt.Sprintf("t test on n_eff %.3g of %d intervals (residual lag-1 autocorrelation %.2f)", f.NEff, f.N, f.Rho1)
+	return fmt.Sprintf("t test on n_eff %.3g of %d intervals, lag-1 autocorrelation %.2f", f.NEff, f.N, f.Rho1)
 }
 
 // pRising is the one-sided p-value of H₀: b ≤ 0 against b > 0: P/2 when

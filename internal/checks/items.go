@@ -56,12 +56,12 @@ func (s series) drift() (text string, dr float64, bad, ok bool) {
 	}
 	dr = f.Drift
 	if f.NEff <= 2 {
-		return fmt.Sprintf("%s drift %s not tested: its %d intervals are too autocorrelated (n_eff %.2g, residual lag-1 autocorrelation %.2f)", s.name, format.SignedPct(dr), f.N, f.NEff, f.Rho1), dr, false, true
+		return fmt.Sprintf("%s drift %s not tested: its %d intervals are too autocorrelated (n_eff %.2g, lag-1 autocorrelation %.2f)", s.name, format.SignedPct(dr), f.N, f.NEff, f.Rho1), dr, false, true
 	}
 	if f.P < trendAlpha && math.Abs(dr) > driftTolerance {
-		return fmt.Sprintf("%s drifts %s (s.e. %s) across the window (R² %.2f, %s, %s)", s.name, format.SignedPct(dr), format.Pct(f.DriftSE), f.R2, fmtP(f.P), fitTest(f)), dr, true, true
+		return fmt.Sprintf("%s drifts %s (s.e. %s) across the window (R² %.2f, %s; %s)", s.name, format.SignedPct(dr), format.Pct(f.DriftSE), f.R2, fmtP(f.P), fitTest(f)), dr, true, true
 	}
-	return fmt.Sprintf("%s drift %s (s.e. %s, %s, %s)", s.name, format.SignedPct(dr), format.Pct(f.DriftSE), fmtP(f.P), fitTest(f)), dr, false, true
+	return fmt.Sprintf("%s drift %s (s.e. %s, %s; %s)", s.name, format.SignedPct(dr), format.Pct(f.DriftSE), fmtP(f.P), fitTest(f)), dr, false, true
 }
 
 // warmup: a warm-up was discarded and the window is steady.
