@@ -11,7 +11,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
-// fitLine is stats.LinearFit (tested there) with the checklist's rule: a
+// fitLine is stats.SeriesFit (tested there) with the checklist's rule: a
 // trend needs 3 usable points for a p-value.
 func TestFitLineRule(t *testing.T) {
 	nan := math.NaN()
