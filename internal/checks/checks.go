@@ -14,7 +14,12 @@
 //	                      no head that differs from the rest by more than
 //	                      steadyTolerance, and the least-squares trend has no
 //	                      drift |s| = |b|·T/ȳ above driftTolerance with
-//	                      p < trendAlpha. Warn otherwise, or with no warm-up.
+//	                      p < trendAlpha, p judged on the drift's own
+//	                      standard error: t on n_eff − 2 df, n_eff =
+//	                      n·(1−ρ)/(1+ρ) from the residuals' lag-1
+//	                      autocorrelation ρ (stats.SeriesFit; the message
+//	                      names the test and n_eff). Warn otherwise, or with
+//	                      no warm-up.
 //	                      Value: the largest departure found (fraction) when
 //	                      the timeline had ≥ minSteadyIntervals full
 //	                      intervals, else the warm-up's seconds.

@@ -148,7 +148,7 @@ func TestRunChecksItems(t *testing.T) {
 		{"warmup p50 on an exact line", ItemWarmup, func(f *fixture) {
 			// s = b·T/ȳ = 0.05·119/(5 + 0.05·59.5) = 0.746
 			f.measured(func(i int, r *results.TimelineRow) { r.ResponseP50 = 5 + 0.05*float64(i) })
-		}, Warn, nil, []string{"response p50 drifts +75 % across the window (R² 1.00, p < 1e-06, 120 intervals)"}},
+		}, Warn, nil, []string{"response p50 drifts +75 % (s.e. 0.00 %) across the window (R² 1.00, p < 1e-06; t test on 120 intervals)"}},
 		{"warmup too few intervals", ItemWarmup, func(f *fixture) {
 			f.rows = f.rows[:warmupS+10]
 		}, Pass, 30.0, []string{"10 measured intervals are too few"}},

@@ -44,6 +44,26 @@ func (in *input) steadySeries() []series {
 	return append(out, s)
 }
 
+// drift judges the series' least-squares drift s = b·T/|ȳ| against its own
+// standard error (fitLine: t on the effective sample size of autocorrelated
+// intervals): bad when s is significant (p < trendAlpha) and larger than
+// driftTolerance. text says the drift, its standard error, the test and
+// n_eff; ok is false when the series cannot be fitted.
+func (s series) drift() (text string, dr float64, bad, ok bool) {
+	f, ok := fitLine(s.x, s.y)
+	if !ok {
+		return "", 0, false, false
+	}
+	dr = f.Drift
+	if f.NEff <= 2 {
+		return fmt.Sprintf("%s drift %s not tested: its %d intervals are too autocorrelated (n_eff %.2g, lag-1 autocorrelation %.2f)", s.name, format.SignedPct(dr), f.N, f.NEff, f.Rho1), dr, false, true
+	}
+	if f.P < trendAlpha && math.Abs(dr) > driftTolerance {
+		return fmt.Sprintf("%s drifts %s (s.e. %s) across the window (R² %.2f, %s; %s)", s.name, format.SignedPct(dr), format.Pct(f.DriftSE), f.R2, fmtP(f.P), fitTest(f)), dr, true, true
+	}
+	return fmt.Sprintf("%s drift %s (s.e. %s, %s; %s)", s.name, format.SignedPct(dr), format.Pct(f.DriftSE), fmtP(f.P), fitTest(f)), dr, false, true
+}
+
 // warmup: a warm-up was discarded and the window is steady.
 func (in *input) warmup() results.Check {
 	c := results.Check{Name: ItemWarmup}
@@ -78,14 +98,11 @@ func (in *input) warmup() results.Check {
 		} else if ok {
 			fine = append(fine, s.name+": MSER-5 cuts nothing")
 		}
-		if f, ok := fitLine(s.x, s.y); ok {
-			dr := f.Drift
-			if f.P < trendAlpha && math.Abs(dr) > driftTolerance {
-				departure = max(departure, math.Abs(dr))
-				problems = append(problems, fmt.Sprintf("%s drifts %s across the window (R² %.2f, %s, %d intervals)", s.name, format.SignedPct(dr), f.R2, fmtP(f.P), f.N))
-			} else {
-				fine = append(fine, fmt.Sprintf("%s drift %s (%s)", s.name, format.SignedPct(dr), fmtP(f.P)))
-			}
+		if text, dr, bad, ok := s.drift(); ok && bad {
+			departure = max(departure, math.Abs(dr))
+			problems = append(problems, text)
+		} else if ok {
+			fine = append(fine, text)
 		}
 	}
 	if tested {

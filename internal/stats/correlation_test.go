@@ -67,30 +67,50 @@ func TestNonOverlappingMeans(t *testing.T) {
 
 // TestMovingWindowsInflateSignificance shows why correlations are computed on
 // non-overlapping intervals: for independent white noise, correlating 10-point
-// moving means (pg_expecto's rolling medians, in small) gives p < 0.05 far
-// more often than 5 %, while non-overlapping 10-point means keep the level.
+// moving means (pg_expecto's rolling medians, in small) gives a classical
+// p < 0.05 (n − 2 df) far more often than 5 %, while non-overlapping 10-point
+// means keep the level. Pearson's effective sample size removes most of the
+// inflation, but guesses a moving mean's (not AR(1)) n_eff too small.
 func TestMovingWindowsInflateSignificance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const trials, n, w = 200, 600, 10
-	var moving, blocks int
+	var moving, movingEff, blocks int
 	for range trials {
 		x, y := make([]float64, n), make([]float64, n)
 		for i := range x {
 			x[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
 		}
-		if Pearson(movingMeans(x, w), movingMeans(y, w)).P < 0.05 {
+		c := Pearson(movingMeans(x, w), movingMeans(y, w))
+		if classicalCorrP(c) < 0.05 {
 			moving++
+		}
+		if c.P < 0.05 {
+			movingEff++
 		}
 		if Pearson(NonOverlappingMeans(x, w), NonOverlappingMeans(y, w)).P < 0.05 {
 			blocks++
 		}
 	}
+	t.Logf("p < 0.05 on independent noise: moving means %d/%d classical, %d/%d with n_eff; non-overlapping means %d/%d", moving, trials, movingEff, trials, blocks, trials)
 	if blocks > trials/10 {
 		t.Errorf("non-overlapping: %d of %d independent pairs significant, want ≤ 10 %%", blocks, trials)
 	}
 	if moving < trials/4 {
-		t.Errorf("moving windows: %d of %d significant; expected the inflation (≥ 25 %%) this test documents", moving, trials)
+		t.Errorf("moving windows: %d of %d significant by the classical test; expected the inflation (≥ 25 %%) this test documents", moving, trials)
 	}
+	if movingEff > trials/10 {
+		t.Errorf("moving windows: %d of %d significant with n_eff, want ≤ 10 %%", movingEff, trials)
+	}
+}
+
+// classicalCorrP is the p-value of c.R on n − 2 degrees of freedom, the
+// test for independent pairs.
+func classicalCorrP(c CorrResult) float64 {
+	if math.Abs(c.R) == 1 {
+		return 0
+	}
+	df := float64(c.N - 2)
+	return twoSidedT(c.R*math.Sqrt(df/(1-c.R*c.R)), df)
 }
 
 func movingMeans(xs []float64, w int) []float64 {
@@ -99,4 +119,88 @@ func movingMeans(xs []float64, w int) []float64 {
 		out = append(out, Mean(xs[i:i+w]))
 	}
 	return out
+}
+
+func TestPairEffectiveN(t *testing.T) {
+	for _, tc := range []struct {
+		rx, ry, want float64
+	}{
+		{0, 0.9, 120},
+		{0.5, 0.5, 120 * 0.75 / 1.25},
+		{0.9, 0.9, 120 * 0.19 / 1.81},
+		{-0.5, -0.5, 120}, // each clamped to 0 first: no inflation
+		{-0.5, 0.9, 120},
+		{2, 2, 120 * (1 - 0.9801) / 1.9801}, // each clamped to 0.99
+		{math.NaN(), 0.9, 120},
+	} {
+		if got := PairEffectiveN(120, tc.rx, tc.ry); !near(got, tc.want, 1e-12) {
+			t.Errorf("PairEffectiveN(120, %v, %v) = %v, want %v", tc.rx, tc.ry, got, tc.want)
+		}
+	}
+	// Two rising series are each autocorrelated (r₁ 0.625 and 0.482): n_eff
+	// < n and a larger p than the classical one.
+	x := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+	y := []float64{2, 1, 4, 3, 6, 5, 8, 7}
+	c := Pearson(x, y)
+	want := PairEffectiveN(8, lag1Autocorrelation(x), lag1Autocorrelation(y))
+	if !near(c.NEff, want, 1e-12) || !(c.NEff < 8) || !(c.P > classicalCorrP(c)) {
+		t.Errorf("Pearson = %+v, want n_eff %v < 8 and p above the classical %v", c, want, classicalCorrP(c))
+	}
+}
+
+// TestCorrelationAR1 measures the correlation tests' false-positive rate at
+// α = 0.05 on two independent stationary AR(1) series of 120 points (the
+// classical n − 2 df against the pair's n_eff), and their power on two
+// series that share half their variance.
+func TestCorrelationAR1(t *testing.T) {
+	const n, trials, alpha = 120, 1000, 0.05
+	for _, tc := range []struct {
+		phi            float64
+		maxNew, minOld float64
+	}{
+		{0.5, 0.08, 0.08},
+		{0.9, 0.08, 0.30},
+	} {
+		rng := rand.New(rand.NewPCG(15, 7+uint64(100*tc.phi)))
+		var old, pearson, spearman int
+		for range trials {
+			x, y := ar1(rng, n, tc.phi, 0, 1), ar1(rng, n, tc.phi, 0, 1)
+			c := Pearson(x, y)
+			if classicalCorrP(c) < alpha {
+				old++
+			}
+			if c.P < alpha {
+				pearson++
+			}
+			if Spearman(x, y).P < alpha {
+				spearman++
+			}
+		}
+		ro, rp, rs := float64(old)/trials, float64(pearson)/trials, float64(spearman)/trials
+		t.Logf("independent AR(1) pairs, φ = %.1f, n = %d: p < %.2f in %.1f %% of %d by n − 2 df; with n_eff %.1f %% (Pearson), %.1f %% (Spearman)", tc.phi, n, alpha, 100*ro, trials, 100*rp, 100*rs)
+		if rp > tc.maxNew || rs > tc.maxNew {
+			t.Errorf("φ = %.1f: false-positive rates %.3f (Pearson), %.3f (Spearman), want ≤ %.2f", tc.phi, rp, rs, tc.maxNew)
+		}
+		if ro < tc.minOld {
+			t.Errorf("φ = %.1f: classical rate %.3f, expected ≥ %.2f (the inflation this test documents)", tc.phi, ro, tc.minOld)
+		}
+	}
+	// Power: y = x + z with x, z independent AR(1), φ = 0.9: r ≈ 0.71.
+	rng := rand.New(rand.NewPCG(16, 9))
+	var hit int
+	for range trials {
+		x, z := ar1(rng, n, 0.9, 0, 1), ar1(rng, n, 0.9, 0, 1)
+		y := make([]float64, n)
+		for i := range y {
+			y[i] = x[i] + z[i]
+		}
+		if c := Pearson(x, y); c.P < alpha && c.R > 0 {
+			hit++
+		}
+	}
+	pw := float64(hit) / trials
+	t.Logf("power: y = x + z (r ≈ 0.71), AR(1) φ = 0.9, n = %d: Pearson p < %.2f in %.1f %% of %d", n, alpha, 100*pw, trials)
+	if pw < 0.8 {
+		t.Errorf("power %.3f, want ≥ 0.8", pw)
+	}
 }

@@ -4,7 +4,8 @@
 // Mann-Whitney U test (exact for small samples), the non-overlap rule with its
 // real error rate, the verdict that combines them, MSER-5 steady-state
 // detection, least-squares trends, Pearson and Spearman correlation with
-// p-values, Pareto selection and per-interval rates.
+// p-values (for series in time: on an effective sample size that allows
+// for autocorrelation), Pareto selection and per-interval rates.
 //
 // The methods follow ../shared/reference/observability-and-statistics.md §4
 // (cited below as "reference §4.x"); pg_expecto's analyses are redone here
