@@ -413,7 +413,7 @@ func TestSearchConfig(t *testing.T) {
 		{"fraction above 1", Config{Limit: time.Second, Fractions: []float64{0.5, 1.2}}, "fractions[1] = 1.2: want a fraction of the ceiling in (0, 1]"},
 		{"quantile", Config{Limit: time.Second, Quantile: 99}, "quantile 99"},
 		{"repeats", Config{Limit: time.Second, CeilingRepeats: -1}, "ceiling repeats -1"},
-		{"tolerance", Config{Limit: time.Second, AchievedTolerance: 1}, "achieved tolerance 1"},
+		{"bracket repeats", Config{Limit: time.Second, BracketRepeats: -1}, "bracket repeats -1"},
 		{"precision NaN", Config{Limit: time.Second, Precision: math.NaN()}, "precision NaN"},
 	}
 	for _, tc := range tests {
@@ -433,11 +433,11 @@ func TestSearchConfig(t *testing.T) {
 
 	c := Config{Limit: time.Second}.Normalized()
 	if c.Quantile != 0.99 || !slices.Equal(c.Fractions, []float64{0.3, 0.6, 0.9}) || c.CeilingRepeats != 3 || c.Precision != 0.05 ||
-		c.MaxSteps != 8 || c.MinRate != 1 || c.MaxFailedShare != 0.01 || c.AchievedTolerance != 0.05 {
+		c.MaxSteps != 8 || c.MinRate != 1 || c.MaxFailedShare != 0.01 || c.BracketRepeats != 3 {
 		t.Errorf("defaults %+v", c)
 	}
-	c = Config{Limit: time.Second, MaxSteps: -2, Precision: -1, MaxFailedShare: -1, AchievedTolerance: -0.1}.Normalized()
-	if c.MaxSteps != 0 || c.Precision != 0 || c.MaxFailedShare != 0 || c.AchievedTolerance != 0 {
+	c = Config{Limit: time.Second, MaxSteps: -2, Precision: -1, MaxFailedShare: -1}.Normalized()
+	if c.MaxSteps != 0 || c.Precision != 0 || c.MaxFailedShare != 0 {
 		t.Errorf("negatives %+v", c)
 	}
 	// The caller's Fractions are not shared with the Result.
