@@ -346,16 +346,20 @@ func Conclusion(r *Result) string {
 			format.Sig3(r.Low), ofRuns(lo), c.quantileVsLimit(r.Pass.Probe.Quantile), runRef(r.Pass),
 			format.Sig3(r.High), hi.Passed, len(hi.Runs), r.Fail.Why, runRef(r.Fail))
 	case r.Pass != nil && lo != nil:
-		fmt.Fprintf(&b, "at least %s tx/s at %s (%s): it meets it in %s (%s, %s)",
-			format.Sig3(r.Low), slo, runsEach(len(lo.Runs)), ofRuns(lo), c.quantileVsLimit(r.Pass.Probe.Quantile), runRef(r.Pass))
+		what := format.Sig3(r.Low) + " tx/s"
+		if r.Stopped == StopAtCeiling && r.Low == r.Ceiling {
+			what += ", the closed-model ceiling,"
+		}
+		fmt.Fprintf(&b, "at least %s tx/s at %s: %s meets it in %s (%s, %s)",
+			format.Sig3(r.Low), slo, what, ofRuns(lo), c.quantileVsLimit(r.Pass.Probe.Quantile), runRef(r.Pass))
 		if r.Stopped == StopAtCeiling {
-			b.WriteString("; it is the closed-model ceiling: no higher rate is tried (more needs more clients)")
+			b.WriteString("; no rate above the ceiling is tried (more needs more clients)")
 		} else {
 			b.WriteString("; no rate above it was shown to miss")
 		}
 	case r.Fail != nil && hi != nil:
-		fmt.Fprintf(&b, "none found: the lowest rate tried, %s tx/s, meets %s in %d of %s: %s (%s)",
-			format.Sig3(r.High), slo, hi.Passed, format.Plural(len(hi.Runs), "1 run", strconv.Itoa(len(hi.Runs))+" runs"), r.Fail.Why, runRef(r.Fail))
+		fmt.Fprintf(&b, "none found: the lowest rate tried, %s tx/s, misses %s in %d of %s: %s (%s)",
+			format.Sig3(r.High), slo, len(hi.Runs)-hi.Passed, format.Plural(len(hi.Runs), "1 run", strconv.Itoa(len(hi.Runs))+" runs"), r.Fail.Why, runRef(r.Fail))
 	default:
 		b.WriteString("none found: no open-model run was made")
 	}
