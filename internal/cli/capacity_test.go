@@ -64,6 +64,8 @@ func TestCapacityBadFlags(t *testing.T) {
 		{append([]string{"--window", "500ms"}, slo...), []string{"invalid --window", "--window 2m", "checkpoint_timeout"}},
 		{append([]string{"--warmup", "abc"}, slo...), []string{`"--warmup"`, "90s"}},
 		{append([]string{"--ceiling-repeats", "0"}, slo...), []string{"invalid --ceiling-repeats 0", "--ceiling-repeats 3"}},
+		{append([]string{"--bracket-repeats", "0"}, slo...), []string{"invalid --bracket-repeats 0", "--bracket-repeats 3"}},
+		{append([]string{"--bracket-repeats", "101"}, slo...), []string{"invalid --bracket-repeats 101", "1 to 100"}},
 		{append([]string{"--precision", "0"}, slo...), []string{"invalid --precision", "--precision 0.05"}},
 		{append([]string{"--precision", "0.9"}, slo...), []string{"invalid --precision", "at most 0.5"}},
 		{append([]string{"--max-steps", "0"}, slo...), []string{"invalid --max-steps 0", "--max-steps 8"}},
@@ -101,7 +103,7 @@ func TestCapacitySpec(t *testing.T) {
 	o := &capacityOptions{
 		builtin: experiment.DefaultBuiltin, clients: 8, protocol: "prepared",
 		warmup: durationFlag{d: 10 * time.Second}, window: durationFlag{d: 30 * time.Second},
-		fractions: "0.3,0.6,0.9", ceilingRepeats: 3, precision: 0.05, maxSteps: 8, slo: "p95=10ms",
+		fractions: "0.3,0.6,0.9", ceilingRepeats: 3, bracketRepeats: 3, precision: 0.05, maxSteps: 8, slo: "p95=10ms",
 	}
 	s, err := capacitySpec(o, func(string) bool { return false })
 	if err != nil {
@@ -129,7 +131,7 @@ func TestCapacitySpec(t *testing.T) {
 	}
 	sr := s.Search
 	if sr.SLO.Quantile != 0.95 || sr.SLO.Limit != 10*time.Millisecond || len(sr.Fractions) != 3 || sr.Fractions[2] != 0.9 ||
-		sr.CeilingRepeats != 3 || sr.Precision != 0.05 || sr.MaxSteps != 8 {
+		sr.CeilingRepeats != 3 || sr.BracketRepeats != 3 || sr.Precision != 0.05 || sr.MaxSteps != 8 {
 		t.Errorf("search %+v", sr)
 	}
 	if c := s.Collect; c.Off || c.Kinds != nil || c.WaitInterval != experiment.DefaultWaitInterval || c.WaitSource != collect.WaitSourceAuto || s.Interval != experiment.DefaultInterval {
