@@ -1,10 +1,12 @@
 package capacity
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -330,6 +332,7 @@ func QuantileName(q float64) string {
 // 825 tx/s in 0 of 3 (p99 52.6 ms > 50 ms, run DIR)". Rates have three
 // significant digits (format.Sig3).
 func Conclusion(r *Result) string {
+	r = r.WithRates()
 	c := r.Config.Normalized()
 	slo := fmt.Sprintf("%s ≤ %s", QuantileName(c.Quantile), format.Duration(c.Limit))
 	lo, hi := r.at(r.Low), r.at(r.High)
@@ -364,6 +367,50 @@ func Conclusion(r *Result) string {
 		b.WriteString("none found: no open-model run was made")
 	}
 	return b.String()
+}
+
+// WithRates is r, or for a record written before the interval (an
+// experiment.json without "rates") a copy with Rates, Low, High and
+// RunsPerRate derived from its Steps, Rate and Fail: one run per rate.
+func (r *Result) WithRates() *Result {
+	if r == nil || r.Rates != nil || len(r.Steps) == 0 {
+		return r
+	}
+	out := *r
+	by := map[float64]*RateRuns{}
+	for _, st := range r.Steps {
+		rr := by[st.Probe.Rate]
+		if rr == nil {
+			rr = &RateRuns{Rate: st.Probe.Rate}
+			by[st.Probe.Rate] = rr
+		}
+		rr.Runs = append(rr.Runs, st.N)
+		if st.Pass {
+			rr.Passed++
+		}
+	}
+	for _, rr := range by {
+		rr.Verdict = VerdictMixed
+		switch rr.Passed {
+		case len(rr.Runs):
+			rr.Verdict = VerdictHolds
+		case 0:
+			rr.Verdict = VerdictMisses
+		}
+		out.Rates = append(out.Rates, *rr)
+	}
+	slices.SortFunc(out.Rates, func(a, b RateRuns) int { return cmp.Compare(a.Rate, b.Rate) })
+	out.Low = r.Rate
+	if r.Fail != nil {
+		out.High = r.Fail.Probe.Rate
+	}
+	if out.RunsPerRate == 0 {
+		out.RunsPerRate = 1
+	}
+	if out.Config.BracketRepeats == 0 {
+		out.Config.BracketRepeats = 1 // the search had no repeats then
+	}
+	return &out
 }
 
 // at is the rate's RateRuns; nil for 0 or a rate not tried.

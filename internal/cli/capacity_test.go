@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
+	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/script"
 )
 
@@ -177,11 +179,15 @@ func TestCapacitySearch(t *testing.T) {
 	start := time.Now()
 	out, errOut := mustRun(t, 0, "capacity", url, "-f", sql, "-c", "4", "--slo", "p99=100ms",
 		"--warmup", "1s", "--window", "3s", "--ceiling-repeats", "1", "--fractions", "0.3,0.6,0.9",
-		"--max-steps", "3", "--no-collect", "--json", "--quiet", "--dir", dir)
+		"--max-steps", "2", "--bracket-repeats", "2", "--no-collect", "--quiet", "--dir", dir)
 	t.Logf("search took %v", time.Since(start).Round(time.Second))
+	js, err := os.ReadFile(filepath.Join(dir, experiment.File))
+	if err != nil {
+		t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
 	var rec experiment.Record
-	if err := json.Unmarshal([]byte(out), &rec); err != nil {
-		t.Fatalf("stdout is not experiment.json: %v\n%s\nstderr:\n%s", err, out, errOut)
+	if err := json.Unmarshal(js, &rec); err != nil {
+		t.Fatalf("experiment.json: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, experiment.File)); err != nil {
 		t.Error(err)
@@ -202,7 +208,7 @@ func TestCapacitySearch(t *testing.T) {
 	if len(r.CeilingRuns) != 1 || r.Ceiling < 150 || r.Ceiling > 420 {
 		t.Errorf("ceiling %.1f tx/s from %d runs: want about 380 (4 clients × 1/10 ms) from 1", r.Ceiling, len(r.CeilingRuns))
 	}
-	if r.Config.Limit != 100*time.Millisecond || r.Config.Quantile != 0.99 || r.Config.MaxSteps != 3 {
+	if r.Config.Limit != 100*time.Millisecond || r.Config.Quantile != 0.99 || r.Config.MaxSteps != 2 {
 		t.Errorf("config %+v", r.Config)
 	}
 	if r.Rate <= 0 || r.Pass == nil {
@@ -220,5 +226,34 @@ func TestCapacitySearch(t *testing.T) {
 	}
 	if r.Rate > r.Ceiling*1.0001 {
 		t.Errorf("capacity %v above the ceiling %v", r.Rate, r.Ceiling)
+	}
+
+	// The answer is an interval whose ends were repeated, in the record
+	// and in the text.
+	if r.RunsPerRate != 2 || r.Low != r.Rate {
+		t.Errorf("runs per rate %d, low %v, rate %v", r.RunsPerRate, r.Low, r.Rate)
+	}
+	repeats := 0
+	for _, st := range r.Steps {
+		if st.Phase == capacity.PhaseRepeat {
+			repeats++
+		}
+	}
+	for _, end := range []float64{r.Low, r.High} {
+		for _, rr := range r.Rates {
+			if rr.Rate == end && (len(rr.Runs) != 2 || (rr.Passed != 0 && rr.Passed != 2)) {
+				t.Errorf("end %v: %+v, want 2 runs that agree", end, rr)
+			}
+		}
+	}
+	if repeats == 0 {
+		t.Error("no repeat runs: the interval's ends were not repeated")
+	}
+	want := fmt.Sprintf("capacity: between %s and %s tx/s at p99 ≤ 100 ms (2 runs each): ", format.Sig3(r.Low), format.Sig3(r.High))
+	if r.High == 0 {
+		want = fmt.Sprintf("capacity: at least %s tx/s at p99 ≤ 100 ms: ", format.Sig3(r.Low))
+	}
+	if !strings.Contains(out, want) || !strings.Contains(out, "rates tried (an end of the interval needs 2 runs that agree):") {
+		t.Errorf("stdout lacks %q and the rates table:\n%s", want, out)
 	}
 }

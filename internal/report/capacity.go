@@ -14,12 +14,14 @@ import (
 // closed-model ceiling and its runs, every open-model step, the conclusion
 // and why the search ended.
 func Capacity(r *capacity.Result) *Doc {
+	r = r.WithRates()
 	return &Doc{Title: capacitySLO(r), Blocks: capacityBody(r)}
 }
 
 // CapacityBlocks is Capacity's blocks with its title as the first line, for
 // a report that holds a search (the experiment summary).
 func CapacityBlocks(r *capacity.Result) []Block {
+	r = r.WithRates()
 	return append([]Block{&Lines{Lines: []string{capacitySLO(r)}}}, capacityBody(r)...)
 }
 
