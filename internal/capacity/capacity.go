@@ -1,15 +1,18 @@
 package capacity
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/report/format"
+	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
 // Prober runs measurements. Implementations run real load; tests use fakes.
@@ -49,9 +52,16 @@ type Probe struct {
 	FailedShare  float64 `json:"failed_share"`
 	Dir          string  `json:"dir,omitempty"` // run directory, for the report
 	// WindowS is the measured window in seconds (0: unknown). With it the
-	// achieved-rate rule allows the Poisson noise of the arrivals: a
-	// window expecting E = rate·WindowS transactions may fall 3√E short.
+	// achieved-rate rule (stats.RateAchieved) knows E = Rate·WindowS, the
+	// arrivals the window expects, and allows their Poisson noise.
 	WindowS float64 `json:"window_s,omitempty"`
+	// Started is the number of transactions started in the window
+	// (committed + failed + in flight at its end), the count the checklist's
+	// rate_achieved item judges; 0: unknown, and Achieved·WindowS is used.
+	Started float64 `json:"started,omitempty"`
+	// Uniform: the arrivals were uniform (deterministic), not Poisson; the
+	// achieved-rate rule then allows 1 % of E only.
+	Uniform bool `json:"uniform,omitempty"`
 }
 
 // Phases of a Step.
@@ -60,6 +70,7 @@ const (
 	PhaseFraction = "fraction" // open-model runs at Config.Fractions of the ceiling, and at 1.0
 	PhaseHalve    = "halve"    // below the lowest fraction when it fails: rate halved
 	PhaseBisect   = "bisect"   // between the highest pass and the lowest failure
+	PhaseRepeat   = "repeat"   // one more run at an end of the interval (Config.BracketRepeats)
 )
 
 // Why a search ended (Result.Stopped).
@@ -74,31 +85,33 @@ const (
 )
 
 // Config is the SLO and the search's parameters. A zero field means its
-// default; for MaxSteps, Precision, MaxFailedShare and AchievedTolerance a
-// negative value means zero (no bisection; bisect until MaxSteps; no
-// failures allowed; the exact rate required).
+// default; for MaxSteps, Precision and MaxFailedShare a negative value
+// means zero (no bisection; bisect until MaxSteps; no failures allowed).
 type Config struct {
-	Quantile          float64       `json:"quantile"`           // the SLO's quantile in (0, 1), e.g. 0.99 (for messages only); default 0.99
-	Limit             time.Duration `json:"limit"`              // SLO limit on that quantile of response time; required
-	Fractions         []float64     `json:"fractions"`          // of the ceiling, increasing, in (0, 1]; default {0.3, 0.6, 0.9}
-	CeilingRepeats    int           `json:"ceiling_repeats"`    // closed-model runs; default 3
-	Precision         float64       `json:"precision"`          // stop when (high − low)/low ≤ Precision; default 0.05
-	MaxSteps          int           `json:"max_steps"`          // halving plus bisection runs at most; default 8
-	MinRate           float64       `json:"min_rate"`           // tx/s; halving stops below it; default 1
-	MaxFailedShare    float64       `json:"max_failed_share"`   // skipped + failed share above it fails a run; default 0.01
-	AchievedTolerance float64       `json:"achieved_tolerance"` // a run achieving < (1 − tol)·rate fails; default 0.05
-	OnProbe           func(Step)    `json:"-"`                  // optional: called after every run, in order
+	Quantile       float64       `json:"quantile"`        // the SLO's quantile in (0, 1), e.g. 0.99 (for messages only); default 0.99
+	Limit          time.Duration `json:"limit"`           // SLO limit on that quantile of response time; required
+	Fractions      []float64     `json:"fractions"`       // of the ceiling, increasing, in (0, 1]; default {0.3, 0.6, 0.9}
+	CeilingRepeats int           `json:"ceiling_repeats"` // closed-model runs; default 3
+	// BracketRepeats is the number of runs at each end of the interval:
+	// Low must meet the SLO in all of them, High miss it in all of them.
+	// Default 3; 1 is the old single-run search. Negative is an error.
+	BracketRepeats int        `json:"bracket_repeats"`
+	Precision      float64    `json:"precision"`        // bisect while (high − low)/low > Precision; default 0.05
+	MaxSteps       int        `json:"max_steps"`        // halving plus bisection runs at most (repeats not counted); default 8
+	MinRate        float64    `json:"min_rate"`         // tx/s; halving stops below it; default 1
+	MaxFailedShare float64    `json:"max_failed_share"` // skipped + failed share above it fails a run; default 0.01
+	OnProbe        func(Step) `json:"-"`                // optional: called after every run, in order
 }
 
 // Defaults.
 const (
-	DefaultQuantile          = 0.99
-	DefaultCeilingRepeats    = 3
-	DefaultPrecision         = 0.05
-	DefaultMaxSteps          = 8
-	DefaultMinRate           = 1.0
-	DefaultMaxFailedShare    = 0.01
-	DefaultAchievedTolerance = 0.05
+	DefaultQuantile       = 0.99
+	DefaultCeilingRepeats = 3
+	DefaultBracketRepeats = 3
+	DefaultPrecision      = 0.05
+	DefaultMaxSteps       = 8
+	DefaultMinRate        = 1.0
+	DefaultMaxFailedShare = 0.01
 )
 
 // DefaultFractions returns the default open-model steps, as fractions of the
@@ -110,6 +123,7 @@ type Step struct {
 	N        int     `json:"n"`        // the run's number, as passed to the Prober
 	Phase    string  `json:"phase"`    // PhaseCeiling, PhaseFraction, PhaseHalve or PhaseBisect
 	Fraction float64 `json:"fraction"` // target rate / ceiling; 0 for ceiling runs
+	Repeat   int     `json:"repeat"`   // the run's place among the runs at its rate, 1-based; 0 for ceiling runs
 	Probe    Probe   `json:"probe"`
 	Pass     bool    `json:"pass"` // Config.Judge(Probe); false for ceiling runs, which are not judged
 	// Why is Judge's reason: for a failure what missed ("p99 73 ms > 50 ms;
@@ -118,24 +132,51 @@ type Step struct {
 	Why string `json:"why"`
 }
 
-// Result is what a search found.
+// Result is what a search found: the capacity as an interval [Low, High)
+// of target rates (see the package comment for what it means).
 type Result struct {
 	Config      Config  `json:"config"`       // as used, defaults filled in
 	Ceiling     float64 `json:"ceiling"`      // median committed tx/s of the closed runs (of those made, if interrupted)
 	CeilingRuns []Probe `json:"ceiling_runs"` // in the order run
 	Steps       []Step  `json:"steps"`        // every open-model run, in the order run
-	// Rate is the highest passing target rate, tx/s (the run Pass); 0 when
-	// no open run passed.
+	// Rates is every open-model target rate tried, increasing, with its
+	// runs and its verdict.
+	Rates []RateRuns `json:"rates"`
+	// Low is the interval's low end: the highest rate whose runs all met
+	// the SLO, tx/s; 0 when there is none.
+	Low float64 `json:"low"`
+	// High is the interval's high end: the lowest rate whose runs all
+	// missed the SLO, above Low, tx/s; 0 when there is none (the search
+	// ended at the ceiling, or before any miss).
+	High float64 `json:"high"`
+	// RunsPerRate is Config.BracketRepeats: the runs the search makes at
+	// Low and at High (fewer when it ended early; Rates has the counts).
+	RunsPerRate int `json:"runs_per_rate"`
+	// Rate is Low, the highest rate shown to hold (kept for readers of
+	// older records).
 	Rate float64 `json:"rate"`
-	// Pass is the run at Rate; nil when no open run passed.
+	// Pass is the first passing run at Low; nil when no rate holds.
 	Pass *Step `json:"pass,omitempty"`
-	// Fail is the lowest failing run, which lies above Rate (see the package
-	// comment); nil when no open run failed: the search ended at the ceiling
-	// (StopAtCeiling) or before any failure. When Pass is nil it is the
-	// lowest rate tried.
+	// Fail is the first failing run at High; nil when no rate misses. When
+	// Pass is nil it is a run at the lowest rate tried.
 	Fail    *Step  `json:"fail,omitempty"`
 	Stopped string `json:"stopped"` // one of the Stop… constants
 }
+
+// RateRuns is one target rate of a search and its runs.
+type RateRuns struct {
+	Rate    float64 `json:"rate"`    // target, tx/s
+	Runs    []int   `json:"runs"`    // the runs' numbers (Step.N), in the order run
+	Passed  int     `json:"passed"`  // how many met the SLO
+	Verdict string  `json:"verdict"` // VerdictHolds, VerdictMisses or VerdictMixed
+}
+
+// Verdicts of a rate (RateRuns.Verdict), from its runs.
+const (
+	VerdictHolds  = "holds"  // every run met the SLO
+	VerdictMisses = "misses" // no run met it
+	VerdictMixed  = "mixed"  // some did: the rate is within the noise of the capacity
+)
 
 // Normalized is c with its defaults filled in and negative values mapped to
 // zero (see Config). It does not check anything.
@@ -151,12 +192,14 @@ func (c Config) Normalized() Config {
 	if c.CeilingRepeats == 0 {
 		c.CeilingRepeats = DefaultCeilingRepeats
 	}
+	if c.BracketRepeats == 0 {
+		c.BracketRepeats = DefaultBracketRepeats
+	}
 	if c.MinRate == 0 {
 		c.MinRate = DefaultMinRate
 	}
 	c.Precision = orDefault(c.Precision, DefaultPrecision)
 	c.MaxFailedShare = orDefault(c.MaxFailedShare, DefaultMaxFailedShare)
-	c.AchievedTolerance = orDefault(c.AchievedTolerance, DefaultAchievedTolerance)
 	switch {
 	case c.MaxSteps == 0:
 		c.MaxSteps = DefaultMaxSteps
@@ -196,19 +239,19 @@ func (c Config) validate() error {
 	if c.CeilingRepeats < 0 {
 		errs = append(errs, fmt.Errorf("ceiling repeats %d: want at least 1 closed-model run", c.CeilingRepeats))
 	}
+	if c.BracketRepeats < 0 {
+		errs = append(errs, fmt.Errorf("bracket repeats %d: want at least 1 run at each end of the interval", c.BracketRepeats))
+	}
 	if !(c.MinRate > 0) || math.IsInf(c.MinRate, 0) {
 		errs = append(errs, fmt.Errorf("min rate %v: want a positive rate in tx/s", c.MinRate))
 	}
 	for _, v := range []struct {
 		name string
 		x    float64
-	}{{"precision", c.Precision}, {"max failed share", c.MaxFailedShare}, {"achieved tolerance", c.AchievedTolerance}} {
+	}{{"precision", c.Precision}, {"max failed share", c.MaxFailedShare}} {
 		if math.IsNaN(v.x) || math.IsInf(v.x, 0) {
 			errs = append(errs, fmt.Errorf("%s %v: want a finite number", v.name, v.x))
 		}
-	}
-	if c.AchievedTolerance >= 1 {
-		errs = append(errs, fmt.Errorf("achieved tolerance %v: want less than 1 (a share of the target rate)", c.AchievedTolerance))
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("capacity search: %w", err)
@@ -233,14 +276,10 @@ func (c Config) Judge(pr Probe) (bool, string) {
 	if pr.LagGrowing {
 		why = append(why, "lag grows")
 	}
-	// Negated comparisons, so that NaN fails.
-	tol := c.AchievedTolerance
-	if e := pr.Rate * pr.WindowS; e > 0 {
-		tol = math.Max(tol, 3/math.Sqrt(e)) // 3√E / E
-	}
-	if need := (1 - tol) * pr.Rate; !(pr.Achieved >= need) {
+	if !rateAchieved(pr) {
 		why = append(why, fmt.Sprintf("achieved %s of %s tx/s", format.Sig3(pr.Achieved), format.Sig3(pr.Rate)))
 	}
+	// Negated comparison, so that NaN fails.
 	if lost := pr.SkippedShare + pr.FailedShare; !(lost <= c.MaxFailedShare) {
 		why = append(why, fmt.Sprintf("skipped %s + failed %s > %s", format.Pct(pr.SkippedShare), format.Pct(pr.FailedShare), format.Pct(c.MaxFailedShare)))
 	}
@@ -248,6 +287,22 @@ func (c Config) Judge(pr Probe) (bool, string) {
 		return false, strings.Join(why, "; ")
 	}
 	return true, c.quantileVsLimit(pr.Quantile)
+}
+
+// rateAchieved is the checklist's rule (stats.RateAchieved) for a probe:
+// E = Rate·WindowS arrivals expected, Started (else Achieved·WindowS)
+// started. Without a window E is unknown and the rule's 1 % floor is used:
+// Achieved ≥ 0.99·Rate.
+func rateAchieved(pr Probe) bool {
+	e := pr.Rate * pr.WindowS
+	if !(e > 0) || math.IsInf(e, 0) {
+		return pr.Achieved >= (1-stats.RateShortfall)*pr.Rate // NaN fails
+	}
+	started := pr.Started
+	if !(started > 0) {
+		started = pr.Achieved * pr.WindowS
+	}
+	return stats.RateAchieved(e, started, !pr.Uniform)
 }
 
 // quantileVsLimit is "p99 41 ms ≤ 50 ms" or "p99 73 ms > 50 ms"; when both
@@ -270,12 +325,17 @@ func QuantileName(q float64) string {
 	return "p" + strconv.FormatFloat(math.Round(100*q*1e4)/1e4, 'f', -1, 64)
 }
 
-// Conclusion is the search's answer in one line, naming the runs that
-// bracket it: "capacity: 1234 tx/s (p99 41 ms ≤ 50 ms, run DIR); at
-// 1300 tx/s p99 73 ms > 50 ms (run DIR)". Rates have three significant
-// digits (format.Sig3).
+// Conclusion is the search's answer in one line: the interval, its runs
+// per rate, and at each end how many runs met the SLO with one run's
+// figures, e.g. "capacity: between 788 and 825 tx/s at p99 ≤ 50 ms (3 runs
+// each): 788 tx/s meets it in 3 of 3 runs (p99 43.3 ms ≤ 50 ms, run DIR);
+// 825 tx/s in 0 of 3 (p99 52.6 ms > 50 ms, run DIR)". Rates have three
+// significant digits (format.Sig3).
 func Conclusion(r *Result) string {
+	r = r.WithRates()
 	c := r.Config.Normalized()
+	slo := fmt.Sprintf("%s ≤ %s", QuantileName(c.Quantile), format.Duration(c.Limit))
+	lo, hi := r.at(r.Low), r.at(r.High)
 	var b strings.Builder
 	b.WriteString("capacity")
 	if r.Stopped == StopCanceled || r.Stopped == StopError {
@@ -283,19 +343,105 @@ func Conclusion(r *Result) string {
 	}
 	b.WriteString(": ")
 	switch {
-	case r.Pass != nil:
-		fmt.Fprintf(&b, "%s tx/s (%s, %s)", format.Sig3(r.Rate), c.quantileVsLimit(r.Pass.Probe.Quantile), runRef(r.Pass))
-		if r.Fail != nil {
-			fmt.Fprintf(&b, "; at %s tx/s %s (%s)", format.Sig3(r.Fail.Probe.Rate), r.Fail.Why, runRef(r.Fail))
-		} else if r.Stopped == StopAtCeiling {
-			b.WriteString(", the closed-model ceiling; no higher rate is tried (more needs more clients)")
+	case r.Pass != nil && r.Fail != nil && lo != nil && hi != nil:
+		fmt.Fprintf(&b, "between %s and %s tx/s at %s (%s): %s tx/s meets it in %s (%s, %s); %s tx/s in %d of %d (%s, %s)",
+			format.Sig3(r.Low), format.Sig3(r.High), slo, runsEach(len(lo.Runs), len(hi.Runs)),
+			format.Sig3(r.Low), ofRuns(lo), c.quantileVsLimit(r.Pass.Probe.Quantile), runRef(r.Pass),
+			format.Sig3(r.High), hi.Passed, len(hi.Runs), r.Fail.Why, runRef(r.Fail))
+	case r.Pass != nil && lo != nil:
+		what := format.Sig3(r.Low) + " tx/s"
+		if r.Stopped == StopAtCeiling && r.Low == r.Ceiling {
+			what += ", the closed-model ceiling,"
 		}
-	case r.Fail != nil:
-		fmt.Fprintf(&b, "none found: the lowest rate tried, %s tx/s, misses the SLO: %s (%s)", format.Sig3(r.Fail.Probe.Rate), r.Fail.Why, runRef(r.Fail))
+		fmt.Fprintf(&b, "at least %s tx/s at %s: %s meets it in %s (%s, %s)",
+			format.Sig3(r.Low), slo, what, ofRuns(lo), c.quantileVsLimit(r.Pass.Probe.Quantile), runRef(r.Pass))
+		if r.Stopped == StopAtCeiling {
+			b.WriteString("; no rate above the ceiling is tried (more needs more clients)")
+		} else {
+			b.WriteString("; no rate above it was shown to miss")
+		}
+	case r.Fail != nil && hi != nil:
+		fmt.Fprintf(&b, "none found: the lowest rate tried, %s tx/s, misses %s in %d of %s: %s (%s)",
+			format.Sig3(r.High), slo, len(hi.Runs)-hi.Passed, format.Plural(len(hi.Runs), "1 run", strconv.Itoa(len(hi.Runs))+" runs"), r.Fail.Why, runRef(r.Fail))
 	default:
 		b.WriteString("none found: no open-model run was made")
 	}
 	return b.String()
+}
+
+// WithRates is r, or for a record written before the interval (an
+// experiment.json without "rates") a copy with Rates, Low, High and
+// RunsPerRate derived from its Steps, Rate and Fail: one run per rate.
+func (r *Result) WithRates() *Result {
+	if r == nil || r.Rates != nil || len(r.Steps) == 0 {
+		return r
+	}
+	out := *r
+	by := map[float64]*RateRuns{}
+	for _, st := range r.Steps {
+		rr := by[st.Probe.Rate]
+		if rr == nil {
+			rr = &RateRuns{Rate: st.Probe.Rate}
+			by[st.Probe.Rate] = rr
+		}
+		rr.Runs = append(rr.Runs, st.N)
+		if st.Pass {
+			rr.Passed++
+		}
+	}
+	for _, rr := range by {
+		rr.Verdict = VerdictMixed
+		switch rr.Passed {
+		case len(rr.Runs):
+			rr.Verdict = VerdictHolds
+		case 0:
+			rr.Verdict = VerdictMisses
+		}
+		out.Rates = append(out.Rates, *rr)
+	}
+	slices.SortFunc(out.Rates, func(a, b RateRuns) int { return cmp.Compare(a.Rate, b.Rate) })
+	out.Low = r.Rate
+	if r.Fail != nil {
+		out.High = r.Fail.Probe.Rate
+	}
+	if out.RunsPerRate == 0 {
+		out.RunsPerRate = 1
+	}
+	if out.Config.BracketRepeats == 0 {
+		out.Config.BracketRepeats = 1 // the search had no repeats then
+	}
+	return &out
+}
+
+// at is the rate's RateRuns; nil for 0 or a rate not tried.
+func (r *Result) at(rate float64) *RateRuns {
+	if rate == 0 {
+		return nil
+	}
+	for i := range r.Rates {
+		if r.Rates[i].Rate == rate {
+			return &r.Rates[i]
+		}
+	}
+	return nil
+}
+
+// runsEach is "3 runs each", "1 run", or "3 and 2 runs" when the ends'
+// counts differ (a search that ended early).
+func runsEach(n ...int) string {
+	if len(n) == 2 && n[0] != n[1] {
+		return fmt.Sprintf("%d and %d runs", n[0], n[1])
+	}
+	s := format.Plural(n[0], "1 run", strconv.Itoa(n[0])+" runs")
+	if len(n) == 2 {
+		s += " each"
+	}
+	return s
+}
+
+// ofRuns is "3 of 3 runs", "1 of 1 run".
+func ofRuns(rr *RateRuns) string {
+	return fmt.Sprintf("%d of %s", rr.Passed, format.Plural(len(rr.Runs), "1 run", strconv.Itoa(len(rr.Runs))+" runs"))
 }
 
 // runRef names a step's run: "run DIR", or "run #N" without a directory.

@@ -3,6 +3,7 @@ package capacity
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 )
@@ -16,14 +17,30 @@ func TestConclusionBracket(t *testing.T) {
 		t.Fatal(err)
 	}
 	// r* ≈ 816: 300, 600 pass, 900 fails; 750 passes, 825 fails, 787.5
-	// passes and (825 − 787.5)/787.5 ≤ 5 %.
-	want := "capacity: 788 tx/s (p99 43.3 ms ≤ 50 ms, run runs/009); at 825 tx/s p99 52.6 ms > 50 ms (run runs/008)"
+	// passes and (825 − 787.5)/787.5 ≤ 5 %; then 787.5 (runs 10, 11) and
+	// 825 (runs 12, 13) are repeated.
+	want := "capacity: between 788 and 825 tx/s at p99 ≤ 50 ms (3 runs each): 788 tx/s meets it in 3 of 3 runs (p99 43.3 ms ≤ 50 ms, run runs/009); 825 tx/s in 0 of 3 (p99 52.6 ms > 50 ms, run runs/008)"
 	if got := Conclusion(r); got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
-	// The Result goes to experiment.json as it is.
-	if _, err := json.Marshal(r); err != nil {
-		t.Errorf("json: %v", err)
+	// The Result goes to experiment.json as it is, with the interval and
+	// each rate's runs.
+	js, err := json.Marshal(r)
+	if err != nil {
+		t.Fatalf("json: %v", err)
+	}
+	var back struct {
+		Low, High   float64
+		RunsPerRate int `json:"runs_per_rate"`
+		Rates       []RateRuns
+	}
+	if err := json.Unmarshal(js, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Low != 787.5 || back.High != 825 || back.RunsPerRate != 3 || len(back.Rates) != 6 ||
+		!slices.Equal(back.Rates[3].Runs, []int{9, 10, 11}) || back.Rates[3].Verdict != VerdictHolds ||
+		!slices.Equal(back.Rates[4].Runs, []int{8, 12, 13}) || back.Rates[4].Verdict != VerdictMisses {
+		t.Errorf("json: %s", js)
 	}
 }
 
@@ -34,7 +51,7 @@ func TestConclusion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := "capacity: 800 tx/s (p99 4.61 ms ≤ 50 ms, run runs/007), the closed-model ceiling; no higher rate is tried (more needs more clients)"
+		want := "capacity: at least 800 tx/s at p99 ≤ 50 ms: 800 tx/s, the closed-model ceiling, meets it in 3 of 3 runs (p99 4.61 ms ≤ 50 ms, run runs/007); no rate above the ceiling is tried (more needs more clients)"
 		if got := Conclusion(r); got != want {
 			t.Errorf("got  %q\nwant %q", got, want)
 		}
@@ -44,7 +61,7 @@ func TestConclusion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := "capacity: none found: the lowest rate tried, 1.88 tx/s, misses the SLO: p99 9.39 ms > 5 ms (run runs/008)"
+		want := "capacity: none found: the lowest rate tried, 1.88 tx/s, misses p99 ≤ 5 ms in 3 of 3 runs: p99 9.39 ms > 5 ms (run runs/008)"
 		if got := Conclusion(r); got != want {
 			t.Errorf("got  %q\nwant %q", got, want)
 		}
@@ -57,7 +74,7 @@ func TestConclusion(t *testing.T) {
 		defer cancel()
 		f := &mm1{capacity: 1000, service: 2 * time.Millisecond, cancelAt: 5, cancel: cancel, ctxAware: true}
 		r, _ := Search(ctx, f, Config{Limit: limit})
-		want := "capacity so far (search ended early: interrupted): 300 tx/s (p99 13.2 ms ≤ 50 ms, run runs/004)"
+		want := "capacity so far (search ended early: interrupted): at least 300 tx/s at p99 ≤ 50 ms: 300 tx/s meets it in 1 of 1 run (p99 13.2 ms ≤ 50 ms, run runs/004); no rate above it was shown to miss"
 		if got := Conclusion(r); got != want {
 			t.Errorf("got  %q\nwant %q", got, want)
 		}

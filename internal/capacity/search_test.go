@@ -10,13 +10,16 @@ import (
 	"time"
 )
 
-// checkBracket checks what every finished search promises: Pass passes and
-// is the highest passing run, Fail fails and is the lowest failing run,
-// every passing run lies below every failing run, Rate is Pass's rate, and
-// the steps are numbered after the ceiling runs in order.
+// checkBracket checks what every finished search promises: the steps are
+// numbered after the ceiling runs in order and judged by Judge; Rates
+// lists every rate with its runs and verdict (all pass: holds, none:
+// misses, else mixed); Low is the highest rate that holds and High the
+// lowest that misses, with Low < High; Rate is Low, Pass a passing run at
+// Low, Fail a failing run at High; and a search that ended normally made
+// BracketRepeats runs at each end.
 func checkBracket(t *testing.T, cfg Config, r *Result) {
 	t.Helper()
-	maxPass, minFail := 0.0, math.Inf(1)
+	byRate := map[float64][]Step{}
 	for i, st := range r.Steps {
 		if want := len(r.CeilingRuns) + i + 1; st.N != want {
 			t.Errorf("step %d: N = %d, want %d", i, st.N, want)
@@ -27,31 +30,78 @@ func checkBracket(t *testing.T, cfg Config, r *Result) {
 		if ok, why := cfg.Judge(st.Probe); ok != st.Pass || why != st.Why {
 			t.Errorf("step %d: recorded (%v, %q), Judge says (%v, %q)", i, st.Pass, st.Why, ok, why)
 		}
-		if st.Pass {
-			maxPass = max(maxPass, st.Probe.Rate)
-		} else {
-			minFail = min(minFail, st.Probe.Rate)
+		byRate[st.Probe.Rate] = append(byRate[st.Probe.Rate], st)
+		if st.Repeat != len(byRate[st.Probe.Rate]) || (st.Phase == PhaseRepeat) != (st.Repeat > 1) {
+			t.Errorf("step %d: phase %s, repeat %d, the run %d at %v", i, st.Phase, st.Repeat, len(byRate[st.Probe.Rate]), st.Probe.Rate)
 		}
 	}
-	if maxPass >= minFail {
-		t.Errorf("a passing run at %v is not below the failing run at %v", maxPass, minFail)
+	if len(r.Rates) != len(byRate) {
+		t.Errorf("%d rates listed, %d tried", len(r.Rates), len(byRate))
 	}
-	if r.Rate != maxPass {
-		t.Errorf("Rate = %v, want the highest passing rate %v", r.Rate, maxPass)
+	low, high := 0.0, math.Inf(1)
+	for i, rr := range r.Rates {
+		if i > 0 && !(rr.Rate > r.Rates[i-1].Rate) {
+			t.Errorf("rates not increasing: %v after %v", rr.Rate, r.Rates[i-1].Rate)
+		}
+		steps := byRate[rr.Rate]
+		passed := 0
+		for k, st := range steps {
+			if k >= len(rr.Runs) || rr.Runs[k] != st.N {
+				t.Errorf("rate %v: runs %v, steps %+v", rr.Rate, rr.Runs, steps)
+			}
+			if st.Pass {
+				passed++
+			}
+		}
+		want := VerdictMixed
+		switch passed {
+		case len(steps):
+			want = VerdictHolds
+			low = max(low, rr.Rate)
+		case 0:
+			want = VerdictMisses
+			high = min(high, rr.Rate)
+		}
+		if rr.Passed != passed || len(rr.Runs) != len(steps) || rr.Verdict != want {
+			t.Errorf("rate %v: %+v, want %d of %d passed, %s", rr.Rate, rr, passed, len(steps), want)
+		}
+	}
+	if low >= high {
+		t.Errorf("the highest rate that holds, %v, is not below the lowest that misses, %v", low, high)
+	}
+	if r.Low != low || r.Rate != low {
+		t.Errorf("Low = %v, Rate = %v, want the highest rate that holds %v", r.Low, r.Rate, low)
+	}
+	if math.IsInf(high, 1) {
+		high = 0
+	}
+	if r.High != high {
+		t.Errorf("High = %v, want the lowest rate that misses %v", r.High, high)
 	}
 	if r.Pass == nil {
-		if r.Rate != 0 {
-			t.Errorf("Rate = %v without a Pass", r.Rate)
+		if r.Low != 0 {
+			t.Errorf("Low = %v without a Pass", r.Low)
 		}
-	} else if !r.Pass.Pass || r.Pass.Probe.Rate != r.Rate {
-		t.Errorf("Pass = %+v does not pass at Rate %v", r.Pass, r.Rate)
+	} else if !r.Pass.Pass || r.Pass.Probe.Rate != r.Low {
+		t.Errorf("Pass = %+v does not pass at Low %v", r.Pass, r.Low)
 	}
 	if r.Fail == nil {
-		if !math.IsInf(minFail, 1) {
-			t.Errorf("Fail is nil, but the run at %v failed", minFail)
+		if r.High != 0 {
+			t.Errorf("Fail is nil, but High is %v", r.High)
 		}
-	} else if r.Fail.Pass || r.Fail.Probe.Rate != minFail {
-		t.Errorf("Fail = %+v, want the failing run at %v", r.Fail, minFail)
+	} else if r.Fail.Pass || r.Fail.Probe.Rate != r.High {
+		t.Errorf("Fail = %+v, want a failing run at High %v", r.Fail, r.High)
+	}
+	c := cfg.Normalized()
+	if r.RunsPerRate != c.BracketRepeats {
+		t.Errorf("RunsPerRate %d, want %d", r.RunsPerRate, c.BracketRepeats)
+	}
+	if r.Stopped != StopCanceled && r.Stopped != StopError {
+		for _, end := range []float64{r.Low, r.High} {
+			if end != 0 && len(byRate[end]) != c.BracketRepeats {
+				t.Errorf("%d runs at the end %v, want %d", len(byRate[end]), end, c.BracketRepeats)
+			}
+		}
 	}
 }
 
@@ -67,9 +117,9 @@ func TestSearchFindsSLORate(t *testing.T) {
 		{"p99 50 ms, default precision", 1000, 2 * time.Millisecond, 50 * time.Millisecond, 0, nil},
 		{"between 0.3 and 0.6", 2500, 10 * time.Millisecond, 80 * time.Millisecond, 0.01, nil},
 		{"between 0.9 and the ceiling", 1000, 2 * time.Millisecond, time.Second, 0.001,
-			[]string{"fraction", "fraction", "fraction", "fraction", "bisect", "bisect", "bisect", "bisect", "bisect", "bisect", "bisect"}},
+			[]string{"fraction", "fraction", "fraction", "fraction", "bisect", "bisect", "bisect", "bisect", "bisect", "bisect", "bisect", "repeat", "repeat", "repeat", "repeat"}},
 		{"below the lowest fraction: halve", 1000, 2 * time.Millisecond, 10 * time.Millisecond, 0.05,
-			[]string{"fraction", "halve", "halve", "bisect", "bisect", "bisect", "bisect", "bisect"}},
+			[]string{"fraction", "halve", "halve", "bisect", "bisect", "bisect", "bisect", "bisect", "repeat", "repeat", "repeat", "repeat"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -156,7 +206,7 @@ func TestSearchFractionsStopAtFirstFailure(t *testing.T) {
 		t.Errorf("rates %v: want 300, 600, then bisection at 450", f.rates)
 	}
 	for _, st := range r.Steps[2:] {
-		if st.Phase != PhaseBisect {
+		if st.Phase != PhaseBisect && st.Phase != PhaseRepeat {
 			t.Errorf("step %+v after the failing fraction", st)
 		}
 	}
@@ -174,7 +224,7 @@ func TestSearchAllFractionsPass(t *testing.T) {
 		if r.Stopped != StopAtCeiling || r.Rate != 800 || r.Fail != nil || r.Pass == nil || r.Pass.Fraction != 1 {
 			t.Errorf("stopped %q, rate %v, pass %+v, fail %+v", r.Stopped, r.Rate, r.Pass, r.Fail)
 		}
-		if !slices.Equal(f.rates, []float64{240, 480, 720, 800}) {
+		if !slices.Equal(f.rates, []float64{240, 480, 720, 800, 800, 800}) {
 			t.Errorf("rates %v", f.rates)
 		}
 	})
@@ -184,7 +234,7 @@ func TestSearchAllFractionsPass(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.Stopped != StopAtCeiling || r.Rate != 800 || !slices.Equal(f.rates, []float64{400, 800}) {
+		if r.Stopped != StopAtCeiling || r.Rate != 800 || !slices.Equal(f.rates, []float64{400, 800, 800, 800}) {
 			t.Errorf("stopped %q, rate %v, rates %v", r.Stopped, r.Rate, f.rates)
 		}
 	})
@@ -212,10 +262,10 @@ func TestSearchLowestFractionFails(t *testing.T) {
 		maxSteps int
 		rates    []float64
 	}{
-		// 30, 15, 7.5, 3.75, 1.875; 0.9375 < MinRate.
-		{"min rate ends halving", 100, 0, []float64{30, 15, 7.5, 3.75, 1.875}},
-		{"max steps end halving", 100000, 3, []float64{30000, 15000, 7500, 3750}},
-		{"no steps", 1000, -1, []float64{300}},
+		// 30, 15, 7.5, 3.75, 1.875; 0.9375 < MinRate; the lowest repeated.
+		{"min rate ends halving", 100, 0, []float64{30, 15, 7.5, 3.75, 1.875, 1.875, 1.875}},
+		{"max steps end halving", 100000, 3, []float64{30000, 15000, 7500, 3750, 3750, 3750}},
+		{"no steps", 1000, -1, []float64{300, 300, 300}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -281,7 +331,8 @@ func TestSearchMaxSteps(t *testing.T) {
 			bisect++
 		}
 	}
-	// Fractions 300, 600 pass, 900 fails; bisection at 750 (pass), 825 (fail).
+	// Fractions 300, 600 pass, 900 fails; bisection at 750 (pass), 825
+	// (fail); then 2 repeats at each, which MaxSteps does not count.
 	if r.Stopped != StopMaxSteps || bisect != 2 || r.Rate != 750 || r.Fail.Probe.Rate != 825 {
 		t.Errorf("stopped %q after %d bisection steps, bracket %v–%v", r.Stopped, bisect, r.Rate, r.Fail.Probe.Rate)
 	}
@@ -291,7 +342,7 @@ func TestSearchMaxSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Stopped != StopMaxSteps || len(r.Steps) != 3 || r.Rate != 600 || r.Fail.Probe.Rate != 900 {
+	if r.Stopped != StopMaxSteps || len(r.Steps) != 7 || r.Rate != 600 || r.Fail.Probe.Rate != 900 {
 		t.Errorf("MaxSteps < 0: stopped %q, %d steps, bracket %v–%v", r.Stopped, len(r.Steps), r.Rate, r.Fail.Probe.Rate)
 	}
 }
@@ -413,7 +464,7 @@ func TestSearchConfig(t *testing.T) {
 		{"fraction above 1", Config{Limit: time.Second, Fractions: []float64{0.5, 1.2}}, "fractions[1] = 1.2: want a fraction of the ceiling in (0, 1]"},
 		{"quantile", Config{Limit: time.Second, Quantile: 99}, "quantile 99"},
 		{"repeats", Config{Limit: time.Second, CeilingRepeats: -1}, "ceiling repeats -1"},
-		{"tolerance", Config{Limit: time.Second, AchievedTolerance: 1}, "achieved tolerance 1"},
+		{"bracket repeats", Config{Limit: time.Second, BracketRepeats: -1}, "bracket repeats -1"},
 		{"precision NaN", Config{Limit: time.Second, Precision: math.NaN()}, "precision NaN"},
 	}
 	for _, tc := range tests {
@@ -433,11 +484,11 @@ func TestSearchConfig(t *testing.T) {
 
 	c := Config{Limit: time.Second}.Normalized()
 	if c.Quantile != 0.99 || !slices.Equal(c.Fractions, []float64{0.3, 0.6, 0.9}) || c.CeilingRepeats != 3 || c.Precision != 0.05 ||
-		c.MaxSteps != 8 || c.MinRate != 1 || c.MaxFailedShare != 0.01 || c.AchievedTolerance != 0.05 {
+		c.MaxSteps != 8 || c.MinRate != 1 || c.MaxFailedShare != 0.01 || c.BracketRepeats != 3 {
 		t.Errorf("defaults %+v", c)
 	}
-	c = Config{Limit: time.Second, MaxSteps: -2, Precision: -1, MaxFailedShare: -1, AchievedTolerance: -0.1}.Normalized()
-	if c.MaxSteps != 0 || c.Precision != 0 || c.MaxFailedShare != 0 || c.AchievedTolerance != 0 {
+	c = Config{Limit: time.Second, MaxSteps: -2, Precision: -1, MaxFailedShare: -1}.Normalized()
+	if c.MaxSteps != 0 || c.Precision != 0 || c.MaxFailedShare != 0 {
 		t.Errorf("negatives %+v", c)
 	}
 	// The caller's Fractions are not shared with the Result.
@@ -449,5 +500,73 @@ func TestSearchConfig(t *testing.T) {
 	r.Config.Fractions[0] = 0.7
 	if fr[0] != 0.5 {
 		t.Error("Result.Config.Fractions aliases the caller's slice")
+	}
+}
+
+// TestSearchRepeatsMoveTheInterval: a repeat that goes the other way
+// turns an end mixed; the interval widens to the next rate that holds (or
+// misses) in all its runs, which is repeated in turn, and the bisection
+// goes on within MaxSteps where the gap is wider than the precision.
+// Noise-free, the search is 300, 600 (pass), 900 (fail), 750 (pass), 825
+// (fail), 787.5 (pass, run 9); one noisy run (p99 multiplied) changes it.
+func TestSearchRepeatsMoveTheInterval(t *testing.T) {
+	tests := []struct {
+		name      string
+		noisy     map[int]float64 // run → p99 factor
+		rates     []float64       // after 300, 600, 900, 750, 825, 787.5
+		low, high float64
+		mixed     float64
+	}{
+		{"no flip", nil, []float64{787.5, 787.5, 825, 825}, 787.5, 825, 0},
+		// Run 10 (787.5's first repeat) fails: 750 becomes the low end.
+		{"the low end turns mixed", map[int]float64{10: 2}, []float64{787.5, 787.5, 750, 750, 825, 825}, 750, 825, 787.5},
+		// Run 12 (825's first repeat) passes: 900 is the lowest that
+		// misses, and (900 − 825)/825 > 5 % is bisected at 862.5.
+		{"the high end turns mixed", map[int]float64{12: 0.5}, []float64{787.5, 787.5, 825, 825, 862.5, 862.5, 862.5}, 787.5, 862.5, 825},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &mm1{capacity: 1000, service: 2 * time.Millisecond, noise: func(n int) float64 {
+				if v, ok := tc.noisy[n]; ok {
+					return v
+				}
+				return 1
+			}}
+			cfg := Config{Limit: 50 * time.Millisecond}
+			r, err := Search(context.Background(), f, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkBracket(t, cfg, r)
+			want := append([]float64{300, 600, 900, 750, 825, 787.5}, tc.rates...)
+			if !slices.Equal(f.rates, want) {
+				t.Errorf("rates %v, want %v", f.rates, want)
+			}
+			if r.Low != tc.low || r.High != tc.high || r.Stopped != StopPrecision {
+				t.Errorf("interval %v–%v, stopped %q; want %v–%v", r.Low, r.High, r.Stopped, tc.low, tc.high)
+			}
+			if tc.mixed != 0 {
+				if rr := r.at(tc.mixed); rr == nil || rr.Verdict != VerdictMixed || len(rr.Runs) != 3 {
+					t.Errorf("rate %v: %+v, want mixed in 3 runs", tc.mixed, rr)
+				}
+			}
+		})
+	}
+}
+
+// TestSearchSingleRuns: BracketRepeats 1 is the search without repeats.
+func TestSearchSingleRuns(t *testing.T) {
+	f := &mm1{capacity: 1000, service: 2 * time.Millisecond}
+	cfg := Config{Limit: 50 * time.Millisecond, BracketRepeats: 1}
+	r, err := Search(context.Background(), f, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBracket(t, cfg, r)
+	if !slices.Equal(f.rates, []float64{300, 600, 900, 750, 825, 787.5}) || r.Low != 787.5 || r.High != 825 || r.RunsPerRate != 1 {
+		t.Errorf("rates %v, interval %v–%v, %d per rate", f.rates, r.Low, r.High, r.RunsPerRate)
+	}
+	if got := Conclusion(r); !strings.Contains(got, "between 788 and 825 tx/s at p99 ≤ 50 ms (1 run each)") {
+		t.Errorf("conclusion %q", got)
 	}
 }

@@ -58,7 +58,8 @@
 //	rate_achieved         open model: pass when the started transactions N
 //	                      fall short of E = rate × window by no more than
 //	                      max(1 % of E, 3√E) (3√E: a Poisson count's noise;
-//	                      1 % alone with uniform arrivals), and the lag p99
+//	                      1 % alone with uniform arrivals: stats.RateAchieved,
+//	                      the capacity search's rule too), and the lag p99
 //	                      is not growing (growing: a one-sided slope
 //	                      p < trendAlpha, a fitted rise b·T > lagRiseMs and
 //	                      the last quarter's median > the first quarter's +
@@ -122,9 +123,7 @@ const (
 	failedWarn = 0.01 // failed share of the transactions taken (and any run with nothing committed fails)
 	failedFail = 0.50
 
-	rateShortfall = 0.01 // of the scheduled count
-	poissonSigmas = 3    // a Poisson count of mean E has standard deviation √E
-	lagRiseMs     = 10.0 // below this a lag "trend" is timer noise
+	lagRiseMs = 10.0 // below this a lag "trend" is timer noise (rate_achieved's shortfall rule is stats.RateAchieved)
 
 	cpuThreadWarn = 0.80 // of the load generator's threads
 	cpuThreadFail = 0.95

@@ -612,15 +612,14 @@ func (in *input) rateAchieved() results.Check {
 	started := t.achieved*t.seconds + float64(t.unfinished) // the unfinished had started
 	share := started / expected
 	c.Value = share
-	margin := rateShortfall * expected
+	// stats.RateAchieved is the rule, shared with the capacity search.
+	poisson := m.Arrival != "uniform"
+	margin := stats.RateTolerance(expected, poisson)
 	noise := ""
-	if m.Arrival != "uniform" {
-		if p := poissonSigmas * math.Sqrt(expected); p > margin {
-			margin = p
-			noise = fmt.Sprintf(", %g√E for Poisson arrivals", float64(poissonSigmas))
-		}
+	if poisson && margin > stats.RateShortfall*expected {
+		noise = fmt.Sprintf(", %g√E for Poisson arrivals", float64(stats.RatePoissonSigmas))
 	}
-	rateOK := expected-started <= margin
+	rateOK := stats.RateAchieved(expected, started, poisson)
 	rate := fmt.Sprintf("achieved %.1f of %.6g tx/s (%s; %.0f of %.0f scheduled started, tolerance %.0f = max(1 %% of E%s)",
 		t.achieved, t.target, format.Pct(share), started, expected, margin, noise)
 	if t.skipped+t.dropped > 0 {

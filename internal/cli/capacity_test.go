@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
+	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/script"
 )
 
@@ -64,6 +66,8 @@ func TestCapacityBadFlags(t *testing.T) {
 		{append([]string{"--window", "500ms"}, slo...), []string{"invalid --window", "--window 2m", "checkpoint_timeout"}},
 		{append([]string{"--warmup", "abc"}, slo...), []string{`"--warmup"`, "90s"}},
 		{append([]string{"--ceiling-repeats", "0"}, slo...), []string{"invalid --ceiling-repeats 0", "--ceiling-repeats 3"}},
+		{append([]string{"--bracket-repeats", "0"}, slo...), []string{"invalid --bracket-repeats 0", "--bracket-repeats 3"}},
+		{append([]string{"--bracket-repeats", "101"}, slo...), []string{"invalid --bracket-repeats 101", "1 to 100"}},
 		{append([]string{"--precision", "0"}, slo...), []string{"invalid --precision", "--precision 0.05"}},
 		{append([]string{"--precision", "0.9"}, slo...), []string{"invalid --precision", "at most 0.5"}},
 		{append([]string{"--max-steps", "0"}, slo...), []string{"invalid --max-steps 0", "--max-steps 8"}},
@@ -101,7 +105,7 @@ func TestCapacitySpec(t *testing.T) {
 	o := &capacityOptions{
 		builtin: experiment.DefaultBuiltin, clients: 8, protocol: "prepared",
 		warmup: durationFlag{d: 10 * time.Second}, window: durationFlag{d: 30 * time.Second},
-		fractions: "0.3,0.6,0.9", ceilingRepeats: 3, precision: 0.05, maxSteps: 8, slo: "p95=10ms",
+		fractions: "0.3,0.6,0.9", ceilingRepeats: 3, bracketRepeats: 3, precision: 0.05, maxSteps: 8, slo: "p95=10ms",
 	}
 	s, err := capacitySpec(o, func(string) bool { return false })
 	if err != nil {
@@ -129,7 +133,7 @@ func TestCapacitySpec(t *testing.T) {
 	}
 	sr := s.Search
 	if sr.SLO.Quantile != 0.95 || sr.SLO.Limit != 10*time.Millisecond || len(sr.Fractions) != 3 || sr.Fractions[2] != 0.9 ||
-		sr.CeilingRepeats != 3 || sr.Precision != 0.05 || sr.MaxSteps != 8 {
+		sr.CeilingRepeats != 3 || sr.BracketRepeats != 3 || sr.Precision != 0.05 || sr.MaxSteps != 8 {
 		t.Errorf("search %+v", sr)
 	}
 	if c := s.Collect; c.Off || c.Kinds != nil || c.WaitInterval != experiment.DefaultWaitInterval || c.WaitSource != collect.WaitSourceAuto || s.Interval != experiment.DefaultInterval {
@@ -175,11 +179,15 @@ func TestCapacitySearch(t *testing.T) {
 	start := time.Now()
 	out, errOut := mustRun(t, 0, "capacity", url, "-f", sql, "-c", "4", "--slo", "p99=100ms",
 		"--warmup", "1s", "--window", "3s", "--ceiling-repeats", "1", "--fractions", "0.3,0.6,0.9",
-		"--max-steps", "3", "--no-collect", "--json", "--quiet", "--dir", dir)
+		"--max-steps", "2", "--bracket-repeats", "2", "--no-collect", "--quiet", "--dir", dir)
 	t.Logf("search took %v", time.Since(start).Round(time.Second))
+	js, err := os.ReadFile(filepath.Join(dir, experiment.File))
+	if err != nil {
+		t.Fatalf("%v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
 	var rec experiment.Record
-	if err := json.Unmarshal([]byte(out), &rec); err != nil {
-		t.Fatalf("stdout is not experiment.json: %v\n%s\nstderr:\n%s", err, out, errOut)
+	if err := json.Unmarshal(js, &rec); err != nil {
+		t.Fatalf("experiment.json: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, experiment.File)); err != nil {
 		t.Error(err)
@@ -200,7 +208,7 @@ func TestCapacitySearch(t *testing.T) {
 	if len(r.CeilingRuns) != 1 || r.Ceiling < 150 || r.Ceiling > 420 {
 		t.Errorf("ceiling %.1f tx/s from %d runs: want about 380 (4 clients × 1/10 ms) from 1", r.Ceiling, len(r.CeilingRuns))
 	}
-	if r.Config.Limit != 100*time.Millisecond || r.Config.Quantile != 0.99 || r.Config.MaxSteps != 3 {
+	if r.Config.Limit != 100*time.Millisecond || r.Config.Quantile != 0.99 || r.Config.MaxSteps != 2 {
 		t.Errorf("config %+v", r.Config)
 	}
 	if r.Rate <= 0 || r.Pass == nil {
@@ -218,5 +226,34 @@ func TestCapacitySearch(t *testing.T) {
 	}
 	if r.Rate > r.Ceiling*1.0001 {
 		t.Errorf("capacity %v above the ceiling %v", r.Rate, r.Ceiling)
+	}
+
+	// The answer is an interval whose ends were repeated, in the record
+	// and in the text.
+	if r.RunsPerRate != 2 || r.Low != r.Rate {
+		t.Errorf("runs per rate %d, low %v, rate %v", r.RunsPerRate, r.Low, r.Rate)
+	}
+	repeats := 0
+	for _, st := range r.Steps {
+		if st.Phase == capacity.PhaseRepeat {
+			repeats++
+		}
+	}
+	for _, end := range []float64{r.Low, r.High} {
+		for _, rr := range r.Rates {
+			if rr.Rate == end && (len(rr.Runs) != 2 || (rr.Passed != 0 && rr.Passed != 2)) {
+				t.Errorf("end %v: %+v, want 2 runs that agree", end, rr)
+			}
+		}
+	}
+	if repeats == 0 {
+		t.Error("no repeat runs: the interval's ends were not repeated")
+	}
+	want := fmt.Sprintf("capacity: between %s and %s tx/s at p99 ≤ 100 ms (2 runs each): ", format.Sig3(r.Low), format.Sig3(r.High))
+	if r.High == 0 {
+		want = fmt.Sprintf("capacity: at least %s tx/s at p99 ≤ 100 ms: ", format.Sig3(r.Low))
+	}
+	if !strings.Contains(out, want) || !strings.Contains(out, "rates tried (an end of the interval needs 2 runs that agree):") {
+		t.Errorf("stdout lacks %q and the rates table:\n%s", want, out)
 	}
 }

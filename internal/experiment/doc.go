@@ -73,14 +73,17 @@
 //
 // Capacity search replaces the load model (no rate, closed or ramp): the
 // closed-model ceiling (ceiling_repeats runs with load.clients), open-model
-// steps at fractions of it, then bisection to the highest rate that meets
-// the SLO with no growing lag, until the bracket is within precision:
+// steps at fractions of it, bisection between the highest rate that meets
+// the SLO with no growing lag and the lowest that misses it, then
+// bracket_repeats runs at each end; the answer is an interval (see
+// internal/capacity):
 //
 //	search:
 //	  slo: {p99: 50ms}
 //	  fractions: [0.3, 0.6, 0.9]   # default
 //	  ceiling_repeats: 3           # default
-//	  precision: 0.05              # default: stop when (high − low)/low ≤ 5 %
+//	  bracket_repeats: 3           # default: runs at each end of the interval, all agreeing
+//	  precision: 0.05              # default: stop bisecting when (high − low)/low ≤ 5 % (the search's resolution)
 //	  max_steps: 8                 # default: at most 8 bisection steps
 //
 // Top-level keys starting with "x-" are ignored: a place for YAML anchors

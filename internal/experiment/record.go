@@ -108,6 +108,9 @@ type RunRecord struct {
 	SkippedShare float64 `json:"skipped_share"` // skipped + dropped of scheduled
 	FailedShare  float64 `json:"failed_share"`
 	LagGrowing   bool    `json:"lag_growing,omitempty"`
+	// Started is the transactions started in the window: committed +
+	// failed + in flight at its end (the rate_achieved item's count).
+	Started int64 `json:"started,omitempty"`
 
 	Injected    []serverctl.Injected `json:"injected,omitempty"`
 	Interrupted bool                 `json:"interrupted,omitempty"`

@@ -608,6 +608,7 @@ func fillRunRecord(rr *RunRecord, res *trial.Result) {
 	t := res.Summary.Total
 	rr.TPS, rr.P50, rr.P90, rr.P95, rr.P99, rr.P999, rr.Max = t.TPS, t.Response.P50, t.Response.P90, t.Response.P95, t.Response.P99, t.Response.P999, t.Response.Max
 	rr.ServiceP99, rr.LagP99 = t.Service.P99, t.Lag.P99
+	rr.Started = t.Committed + t.Failed + t.Unfinished // the count the rate_achieved item judges
 	if sched := t.Committed + t.Skipped + t.Failed + t.Dropped; sched > 0 {
 		rr.SkippedShare = float64(t.Skipped+t.Dropped) / float64(sched)
 		rr.FailedShare = float64(t.Failed) / float64(sched)
@@ -683,7 +684,7 @@ func (r *runner) search(ctx context.Context) error {
 		pr := &prober{r: r, variant: vi}
 		cfg := capacity.Config{
 			Quantile: s.Search.SLO.Quantile, Limit: s.Search.SLO.Limit, Fractions: s.Search.Fractions,
-			CeilingRepeats: s.Search.CeilingRepeats, Precision: s.Search.Precision, MaxSteps: s.Search.MaxSteps,
+			CeilingRepeats: s.Search.CeilingRepeats, BracketRepeats: s.Search.BracketRepeats, Precision: s.Search.Precision, MaxSteps: s.Search.MaxSteps,
 			OnProbe: func(st capacity.Step) {
 				if st.Probe.Kind == capacity.KindOpen {
 					ok := "meets"
@@ -743,7 +744,7 @@ func (p *prober) probe(rr *RunRecord) (capacity.Probe, error) {
 	return capacity.Probe{
 		Rate: rr.Rate, Achieved: rr.TPS, Quantile: time.Duration(ms * float64(time.Millisecond)),
 		LagGrowing: rr.LagGrowing, SkippedShare: rr.SkippedShare, FailedShare: rr.FailedShare, Dir: rr.Dir,
-		WindowS: p.r.window.Seconds(),
+		WindowS: p.r.window.Seconds(), Started: float64(rr.Started), Uniform: p.r.spec.Load.Arrival == engine.Uniform,
 	}, nil
 }
 

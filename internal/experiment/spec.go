@@ -24,6 +24,7 @@ const (
 	DefaultInterval       = time.Second
 	DefaultWaitInterval   = 100 * time.Millisecond
 	DefaultCeilingRepeats = 3
+	DefaultBracketRepeats = 3
 	DefaultPrecision      = 0.05
 	DefaultMaxSteps       = 8
 	DefaultVariant        = "baseline"
@@ -352,6 +353,7 @@ type Search struct {
 	SLO            SLO       // AtRate is 0: the search finds the rate
 	Fractions      []float64 // of the closed-model ceiling, increasing, in (0, 1]
 	CeilingRepeats int       // closed-model runs for the ceiling
+	BracketRepeats int       // runs at each end of the capacity interval
 	Precision      float64   // bisection ends when (high − low)/low ≤ Precision
 	MaxSteps       int       // bisection steps at most
 }

@@ -117,7 +117,11 @@ func searchSection() section[Search] {
 			v, _ := d.integer(e.val, path, 1, 1000, "at least 1 closed-model run for the ceiling")
 			sr.CeilingRepeats = int(v)
 		}},
-		{name: "precision", doc: "stop when (high − low)/low is at most this", dec: func(d *decoder, sr *Search, e entry, path string, _ *fields) {
+		{name: "bracket_repeats", doc: "runs at each end of the capacity interval, which must all agree", dec: func(d *decoder, sr *Search, e entry, path string, _ *fields) {
+			v, _ := d.integer(e.val, path, 1, 100, "1 to 100 runs at each end of the interval")
+			sr.BracketRepeats = int(v)
+		}},
+		{name: "precision", doc: "stop bisecting when the gap next to an end, (high − low)/low, is at most this", dec: func(d *decoder, sr *Search, e entry, path string, _ *fields) {
 			sr.Precision, _ = d.positive(e.val, path, 0.5, "a relative width such as 0.05, above 0 and at most 0.5")
 		}},
 		{name: "max_steps", doc: "bisection steps at most", dec: func(d *decoder, sr *Search, e entry, path string, _ *fields) {
@@ -133,10 +137,11 @@ func (d *decoder) search(s *Spec, e entry, path string) {
 	sr := &Search{
 		Fractions:      []float64{0.3, 0.6, 0.9},
 		CeilingRepeats: DefaultCeilingRepeats,
+		BracketRepeats: DefaultBracketRepeats,
 		Precision:      DefaultPrecision,
 		MaxSteps:       DefaultMaxSteps,
 	}
-	if _, ok := searchSection().decode(d, e.val, path, "a mapping (slo, fractions, ceiling_repeats, precision, max_steps)", sr); ok && len(d.problems) == before {
+	if _, ok := searchSection().decode(d, e.val, path, "a mapping (slo, fractions, ceiling_repeats, bracket_repeats, precision, max_steps)", sr); ok && len(d.problems) == before {
 		s.Search = sr
 	}
 }

@@ -101,6 +101,7 @@ func TestLoadExamples(t *testing.T) {
 			SLO:            SLO{Quantile: 0.99, Limit: 50 * time.Millisecond, Pos: Pos{7, 8}},
 			Fractions:      []float64{0.5, 0.75, 1},
 			CeilingRepeats: 2,
+			BracketRepeats: 2,
 			Precision:      0.02,
 			MaxSteps:       5,
 		}

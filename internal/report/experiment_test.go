@@ -82,7 +82,8 @@ func TestExperiment(t *testing.T) {
 }
 
 // TestExperimentSearch: a search shows the capacity report instead of the
-// variant table.
+// variant table. The record is one written before the interval (no rates,
+// low or high): its single runs give the interval.
 func TestExperimentSearch(t *testing.T) {
 	cfg := capacity.Config{Quantile: 0.99, Limit: 50 * time.Millisecond}
 	pass := capacity.Step{N: 2, Phase: capacity.PhaseFraction, Pass: true, Why: "p99 41 ms ≤ 50 ms",
@@ -92,7 +93,8 @@ func TestExperimentSearch(t *testing.T) {
 	rec := &experiment.Record{Name: "s", Model: "search", Clients: 8, Repeats: 1, Variants: []experiment.VariantRecord{{Name: "baseline"}},
 		Search: &capacity.Result{Config: cfg, Ceiling: 1000, Steps: []capacity.Step{pass, fail}, Rate: 300, Pass: &pass, Fail: &fail, Stopped: capacity.StopMaxSteps}}
 	out := text(t, Experiment(rec, "/tmp/s"))
-	wantAll(t, "the search summary", out, "capacity search, 8 clients", "\ncapacity search: SLO p99", "capacity: 300 tx/s", "runs/003")
+	wantAll(t, "the search summary", out, "capacity search, 8 clients", "\ncapacity search: SLO p99", "capacity: between 300 and 600 tx/s at p99 ≤ 50 ms (1 run each)", "runs/003",
+		"each end of the interval is a single run")
 	if strings.Contains(out, "variant  runs") {
 		t.Errorf("a search shows the variant table:\n%s", out)
 	}
