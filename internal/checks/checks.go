@@ -115,7 +115,8 @@ const (
 	trendAlpha         = 0.01 // p-value of a slope, paired with a magnitude (§4.8)
 	minSteadyIntervals = 20   // MSER-5 needs ≥ 4 batches of 5
 
-	minRepeats = 3 // runs per variant (DESIGN §8)
+	minRepeats        = 3 // runs per variant (DESIGN §8)
+	minCompareRepeats = 4 // runs per variant when variants are compared: 2/C(8, 4) = 0.029 < 0.05
 
 	excludedWarn = 0.01 // skipped + dropped share of the scheduled transactions
 	excludedFail = 0.10

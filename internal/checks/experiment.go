@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/pgtrial/pgtrial/internal/results"
@@ -15,7 +16,9 @@ type VariantRuns struct {
 }
 
 // Repeats is the item "repeats": at least minRepeats runs of every variant
-// (DESIGN §8), so that the spread can be shown and a rank test can decide.
+// (DESIGN §8), so that the spread can be shown, and minCompareRepeats when
+// variants are compared, so that a rank test can decide (3 vs 3 runs
+// cannot go below p = 0.10).
 // Value: the fewest runs of a variant. A run's own checklist carries
 // Repeats([]VariantRuns{{Runs: 1}}); an experiment replaces it (Replace).
 func Repeats(variants []VariantRuns) results.Check {
@@ -38,10 +41,26 @@ func Repeats(variants []VariantRuns) results.Check {
 	if len(variants) > 1 {
 		list = " (" + strings.Join(counts, ", ") + ")"
 	}
+	need := minRepeats
+	if len(variants) > 1 {
+		need = minCompareRepeats
+	}
 	switch {
-	case fewest.Runs >= minRepeats:
+	case fewest.Runs >= need:
 		c.Status = Pass
 		c.Message = fmt.Sprintf("at least %d runs of each variant%s", fewest.Runs, list)
+	case len(variants) > 1:
+		// A comparison: with m vs n runs the exact rank test cannot go
+		// below 2/C(m+n, m).
+		m, n := fewest.Runs, fewest.Runs
+		for _, v := range variants {
+			if v.Variant != fewest.Variant {
+				n = v.Runs
+				break
+			}
+		}
+		c.Message = fmt.Sprintf("%s has %d run%s%s: compared variants need at least %d each; with %d vs %d runs the smallest possible p is %s, so no difference can be shown at 0.05",
+			variantName(fewest.Variant), fewest.Runs, plural(fewest.Runs), list, minCompareRepeats, m, n, strconv.FormatFloat(smallestP(m, n), 'g', 2, 64))
 	case len(variants) == 1 && fewest.Variant == "" && fewest.Runs <= 1:
 		c.Message = fmt.Sprintf("1 run: a single run cannot show its noise; repeat at least %d times, interleaved (pgtrial experiment)", minRepeats)
 	default:
@@ -259,4 +278,17 @@ func StallVisible(runs []StallRun) results.Check {
 		c.Message += "; closed model for contrast: " + strings.Join(closed, "; ")
 	}
 	return c
+}
+
+// smallestP is the smallest two-sided p-value of the exact Mann-Whitney
+// test with m vs n runs: 2/C(m+n, m) (1 when a side is empty).
+func smallestP(m, n int) float64 {
+	if m <= 0 || n <= 0 {
+		return 1
+	}
+	c := 1.0
+	for i := 1; i <= min(m, n); i++ {
+		c = c * float64(max(m, n)+i) / float64(i)
+	}
+	return min(1, 2/c)
 }

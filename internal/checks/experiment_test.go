@@ -17,7 +17,10 @@ func TestRepeats(t *testing.T) {
 	}{
 		{"lone run", []VariantRuns{{Runs: 1}}, Warn, 1, "1 run: "},
 		{"none", nil, Warn, 0, "no runs"},
-		{"3 and 3", []VariantRuns{{"A", 3}, {"B", 3}}, Pass, 3, "at least 3 runs of each variant (A 3, B 3)"},
+		// Compared variants need 4: 3 vs 3 cannot go below p = 0.10.
+		{"3 and 3", []VariantRuns{{"A", 3}, {"B", 3}}, Warn, 3, "with 3 vs 3 runs the smallest possible p is 0.1"},
+		{"4 and 4", []VariantRuns{{"A", 4}, {"B", 4}}, Pass, 4, "at least 4 runs of each variant (A 4, B 4)"},
+		{"one variant 3", []VariantRuns{{"A", 3}}, Pass, 3, "at least 3 runs"},
 		{"one variant 4", []VariantRuns{{"A", 4}}, Pass, 4, "at least 4 runs"},
 		{"B short", []VariantRuns{{"A", 4}, {"B", 2}}, Warn, 2, "B has 2 runs (A 4, B 2)"},
 		{"zero runs", []VariantRuns{{"A", 0}, {"B", 3}}, Warn, 0, "A has 0 runs"},
@@ -60,7 +63,7 @@ func TestReplaceWorstText(t *testing.T) {
 		{Name: ItemWarmup, Status: Pass, Message: "ok"},
 		{Name: ItemRepeats, Status: Warn, Value: 1, Message: "1 run"},
 	}
-	out := Replace(base, Repeats([]VariantRuns{{"A", 3}, {"B", 3}}), Interleaving([]string{"A", "B", "A", "B"}))
+	out := Replace(base, Repeats([]VariantRuns{{"A", 4}, {"B", 4}}), Interleaving([]string{"A", "B", "A", "B"}))
 	if len(out) != 3 || out[1].Name != ItemRepeats || out[1].Status != Pass || out[2].Name != ItemInterleaved {
 		t.Errorf("Replace: %+v", out)
 	}
@@ -86,7 +89,7 @@ func TestReplaceWorstText(t *testing.T) {
 		}
 	}
 	if len(out) != 3 || out[0].Name != ItemWarmup || out[0].Message != "ok" ||
-		out[1].Name != ItemRepeats || out[1].Message != "at least 3 runs of each variant (A 3, B 3)" {
+		out[1].Name != ItemRepeats || out[1].Message != "at least 4 runs of each variant (A 4, B 4)" {
 		t.Errorf("checks: %+v", out)
 	}
 }

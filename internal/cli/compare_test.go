@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/compare"
+	"github.com/pgtrial/pgtrial/internal/stats"
 	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
@@ -162,7 +163,7 @@ func TestCompareFourVsFour(t *testing.T) {
 func TestCompareJSON(t *testing.T) {
 	a, b := fourVsFour()
 	aDirs, bDirs := writeCmpSides(t, t.TempDir(), a, b)
-	args := append(append(append([]string{"compare", "--json", "--name-a", "on", "--name-b", "off"}, aDirs...), "--"), bDirs...)
+	args := append(append(append([]string{"compare", "--json", "--name-a", "on", "--name-b", "off", "--primary", "p99"}, aDirs...), "--"), bDirs...)
 	code, out, errOut := runCLI(t, args...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -171,7 +172,7 @@ func TestCompareJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("--json output does not parse: %v\n%s", err, out)
 	}
-	if rep.NameA != "on" || rep.NameB != "off" || len(rep.RunsA) != 4 || len(rep.RunsB) != 4 || rep.Resamples != 10000 {
+	if rep.NameA != "on" || rep.NameB != "off" || len(rep.RunsA) != 4 || len(rep.RunsB) != 4 || rep.Primary != "p99" || rep.Tests < 8 {
 		t.Errorf("header: %+v", rep)
 	}
 	byName := map[string]compare.Metric{}
@@ -187,7 +188,7 @@ func TestCompareJSON(t *testing.T) {
 	if p99.Direction != "worse" || !p99.BHigher || p99.NA != 4 || p99.NB != 4 {
 		t.Errorf("p99 verdict: direction %q, b_higher %v, %d vs %d", p99.Direction, p99.BHigher, p99.NA, p99.NB)
 	}
-	if p99.P < 0.0285 || p99.P > 0.0286 || !p99.Ratio.OK || p99.Ratio.Lo <= 1 || p99.Ratio.Hi >= 1.4 || p99.Ratio.Resamples != 10000 {
+	if p99.P < 0.0285 || p99.P > 0.0286 || !p99.Ratio.OK || p99.Ratio.Lo <= 1 || p99.Ratio.Hi >= 1.4 || p99.Ratio.Method != stats.MethodHL || p99.Role != stats.RolePrimary {
 		t.Errorf("p99: p = %g, ratio %+v", p99.P, p99.Ratio)
 	}
 	if !strings.HasPrefix(p99.Text, "off slower: p99 +30 %") {

@@ -28,11 +28,17 @@ import (
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
-// Options name the sides and seed the bootstrap.
+// Options name the sides and say how they are judged.
 type Options struct {
 	NameA, NameB string // "A" and "B", or the variants' names
-	Seed         uint64 // of the bootstrap resampling
+	Seed         uint64 // recorded in the report (the verdicts use no resampling)
 	Top          int    // statements whose blocks per call are compared (DefaultTop)
+	// Primary is the metric the comparison is about ("tps", "p99", …),
+	// tested at Alpha; "" means PrimaryFor the runs' model. Every other
+	// metric is exploratory (Holm's correction).
+	Primary string
+	Alpha   float64 // stats.DefaultAlpha when outside (0, 1)
+	Margin  float64 // equivalence margin δ (0.05: ±5 %); stats.DefaultMargin when outside (0, 1)
 	// VariantKnown says the caller knows what the variant is (an
 	// experiment): VariantSettings are every setting the two sides'
 	// variants set, left out of Report.Environment. `pgtrial compare` does
@@ -40,10 +46,6 @@ type Options struct {
 	VariantKnown    bool
 	VariantSettings []string
 }
-
-// Resamples is the number of bootstrap resamples of every interval
-// (reference §4.1–§4.2: B ≥ 10 000; issue 6: ≥ 2000).
-const Resamples = 10000
 
 // DefaultTop is the default number of statements whose blocks per
 // call are compared.
@@ -263,19 +265,25 @@ type Metric struct {
 
 // Report is the whole comparison (--json's output).
 type Report struct {
-	NameA     string           `json:"name_a"`
-	NameB     string           `json:"name_b"`
-	RunsA     []RunRef         `json:"runs_a"`
-	RunsB     []RunRef         `json:"runs_b"`
-	Workload  results.Workload `json:"workload"` // of A's first run
-	Model     results.Model    `json:"model"`
-	Resamples int              `json:"resamples"`
-	Seed      uint64           `json:"seed"`
-	Forced    []string         `json:"forced_differences,omitempty"` // what differs between runs compared with --force
-	Notes     []string         `json:"notes,omitempty"`
-	Warnings  []string         `json:"warnings,omitempty"`
-	Metrics   []Metric         `json:"metrics"`
-	Checks    []results.Check  `json:"checks"`
+	NameA    string           `json:"name_a"`
+	NameB    string           `json:"name_b"`
+	RunsA    []RunRef         `json:"runs_a"`
+	RunsB    []RunRef         `json:"runs_b"`
+	Workload results.Workload `json:"workload"` // of A's first run
+	Model    results.Model    `json:"model"`
+	Seed     uint64           `json:"seed"`
+	// Primary is the metric tested at Alpha; the other Tests − 1 are
+	// exploratory, under Holm's correction. Margin is the equivalence
+	// margin (0: stats.DefaultMargin).
+	Primary  string          `json:"primary"`
+	Tests    int             `json:"tests"`
+	Alpha    float64         `json:"alpha"`
+	Margin   float64         `json:"margin,omitempty"`
+	Forced   []string        `json:"forced_differences,omitempty"` // what differs between runs compared with --force
+	Notes    []string        `json:"notes,omitempty"`
+	Warnings []string        `json:"warnings,omitempty"`
+	Metrics  []Metric        `json:"metrics"`
+	Checks   []results.Check `json:"checks"`
 	// Environment is what differs between the sides' run.json besides the
 	// variant (server, settings, sizes, host, pgtrial); nil in records
 	// written before it was compared.
@@ -287,19 +295,16 @@ func Build(o Options, runsA, runsB []RunRef) *Report {
 	rep := &Report{
 		NameA: o.NameA, NameB: o.NameB,
 		RunsA: runsA, RunsB: runsB,
-		Workload:  runsA[0].Run.Workload,
-		Model:     runsA[0].Run.Model,
-		Resamples: Resamples,
-		Seed:      o.Seed,
+		Workload: runsA[0].Run.Workload,
+		Model:    runsA[0].Run.Model,
+		Seed:     o.Seed,
 	}
 	defs := summaryMetrics()
 	stmts, stmtWarnings := statementMetrics(runsA, runsB, o.Top)
 	defs = append(defs, stmts...)
 	waits, waitWarnings := waitMetrics(runsA, runsB)
 	defs = append(defs, waits...)
-	for _, d := range defs {
-		rep.Metrics = append(rep.Metrics, compareOne(o, d, runsA, runsB))
-	}
+	rep.Metrics = judge(o, rep, defs, runsA, runsB)
 	rep.Warnings = append(rep.Warnings, sideWarnings(rep)...)
 	rep.Warnings = append(rep.Warnings, stmtWarnings...)
 	rep.Warnings = append(rep.Warnings, waitWarnings...)
@@ -308,31 +313,89 @@ func Build(o Options, runsA, runsB []RunRef) *Report {
 	return rep
 }
 
-// compareOne runs stats.Verdict on one metric.
-func compareOne(o Options, d metricDef, runsA, runsB []RunRef) Metric {
-	a, va := metricValues(d, runsA)
-	b, vb := metricValues(d, runsB)
-	v := stats.Verdict(stats.VerdictConfig{
-		Metric:         d.name,
-		HigherIsBetter: d.higherIsBetter,
-		NameB:          o.NameB,
-		Better:         d.better,
-		Worse:          d.worse,
-		Resamples:      Resamples,
-		Seed:           o.Seed,
-	}, a, b)
-	if d.neutral && v.Direction != stats.DirNone {
-		v.Direction = dirLower
-		if v.BHigher {
-			v.Direction = dirHigher
+// PrimaryFor is the default primary metric of runs of this model: tps for
+// closed runs, the p99 response for open runs (whose throughput is the
+// schedule's, not the system's).
+func PrimaryFor(m results.Model) string {
+	if m.Kind == results.ModelOpen {
+		return "p99"
+	}
+	return "tps"
+}
+
+// judge gives every metric its verdict: the primary (Options.Primary, else
+// PrimaryFor the model) at α, every other one exploratory, with Holm's
+// step-down correction over all of them (stats.Holm): the chance of any
+// false "differs" among the exploratory metrics is at most α. The report
+// records the primary and the number of tests.
+func judge(o Options, rep *Report, defs []metricDef, runsA, runsB []RunRef) []Metric {
+	alpha := o.Alpha
+	if !(alpha > 0 && alpha < 1) {
+		alpha = stats.DefaultAlpha
+	}
+	primary := o.Primary
+	if primary == "" {
+		primary = PrimaryFor(rep.Model)
+	}
+	pi := slices.IndexFunc(defs, func(d metricDef) bool { return d.name == primary })
+	if pi < 0 {
+		rep.Warnings = append(rep.Warnings, fmt.Sprintf("primary metric %q is not among the compared metrics; using %s", primary, PrimaryFor(rep.Model)))
+		primary = PrimaryFor(rep.Model)
+		pi = slices.IndexFunc(defs, func(d metricDef) bool { return d.name == primary })
+	}
+	rep.Primary, rep.Alpha, rep.Margin = primary, alpha, o.Margin
+	type values struct {
+		a, b   []float64
+		va, vb []*float64
+	}
+	vals := make([]values, len(defs))
+	var ps []float64
+	var secondary []int
+	for i, d := range defs {
+		a, va := metricValues(d, runsA)
+		b, vb := metricValues(d, runsB)
+		vals[i] = values{a, b, va, vb}
+		if i != pi {
+			ps = append(ps, stats.MannWhitney(a, b).P)
+			secondary = append(secondary, i)
 		}
 	}
-	return Metric{
-		Metric: d.name, Group: d.group, Unit: d.unit,
-		QueryID: d.queryID, Query: d.query, MatchedByText: d.byText,
-		HigherIsBetter: d.higherIsBetter, Neutral: d.neutral,
-		ValuesA: va, ValuesB: vb, Verdict: v,
+	steps := stats.Holm(ps, alpha)
+	holm := make(map[int]*stats.HolmStep, len(secondary))
+	for k, i := range secondary {
+		holm[i] = &steps[k]
 	}
+	rep.Tests = len(defs)
+	out := make([]Metric, len(defs))
+	for i, d := range defs {
+		cfg := stats.VerdictConfig{
+			Metric:         d.name,
+			HigherIsBetter: d.higherIsBetter,
+			NameB:          o.NameB,
+			Better:         d.better,
+			Worse:          d.worse,
+			Alpha:          alpha,
+			Margin:         o.Margin,
+			Role:           stats.RolePrimary,
+		}
+		if i != pi {
+			cfg.Role, cfg.Holm = stats.RoleExploratory, holm[i]
+		}
+		v := stats.Verdict(cfg, vals[i].a, vals[i].b)
+		if d.neutral && v.Direction != stats.DirNone {
+			v.Direction = dirLower
+			if v.BHigher {
+				v.Direction = dirHigher
+			}
+		}
+		out[i] = Metric{
+			Metric: d.name, Group: d.group, Unit: d.unit,
+			QueryID: d.queryID, Query: d.query, MatchedByText: d.byText,
+			HigherIsBetter: d.higherIsBetter, Neutral: d.neutral,
+			ValuesA: vals[i].va, ValuesB: vals[i].vb, Verdict: v,
+		}
+	}
+	return out
 }
 
 // metricValues reads d from every run: the values for the statistics (NaN

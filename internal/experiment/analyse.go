@@ -61,6 +61,7 @@ func (r *runner) analyse() {
 				set = append(set, name)
 			}
 			rep := compare.Build(compare.Options{NameA: base, NameB: v.Name, Seed: rec.Seed | 1, Top: compare.DefaultTop,
+				Primary: r.primary(), Margin: r.spec.Protocol.Margin,
 				VariantKnown: true, VariantSettings: set}, a, b)
 			rec.Comparisons = append(rec.Comparisons, rep)
 		}
@@ -248,4 +249,16 @@ func (r *runner) stallRuns() []checks.StallRun {
 		}
 	}
 	return out
+}
+
+// primary is the metric the variants' comparison is about: protocol.primary,
+// else the first SLO's quantile, else "" (compare.PrimaryFor the model).
+func (r *runner) primary() string {
+	if p := r.spec.Protocol.Primary; p != "" {
+		return p
+	}
+	if len(r.spec.SLOs) > 0 {
+		return r.spec.SLOs[0].Key()
+	}
+	return ""
 }

@@ -19,7 +19,8 @@ import (
 // Defaults of keys the file leaves out.
 const (
 	DefaultWarmup         = 30 * time.Second
-	DefaultRepeats        = 3
+	DefaultRepeats        = 3 // one variant (or a ramp, a search)
+	DefaultCompareRepeats = 5 // per variant when variants are compared
 	DefaultClients        = 4
 	DefaultInterval       = time.Second
 	DefaultWaitInterval   = 100 * time.Millisecond
@@ -234,7 +235,15 @@ type Protocol struct {
 	Window     time.Duration // 0: unset, see WindowFor
 	Repeats    int
 	Interleave bool // A B A B … rather than A A … B B …
+	// Primary is the metric the variants' comparison is about ("" : the
+	// first SLO's quantile, else compare.PrimaryFor the model); Margin the
+	// equivalence margin (0: stats.DefaultMargin).
+	Primary string
+	Margin  float64
 }
+
+// PrimaryMetrics are the metrics protocol.primary may name.
+var PrimaryMetrics = []string{"tps", "p50", "p95", "p99", "p99.9", "max"}
 
 // DefaultWindow is the measured window when the file gives none:
 // max(2 × checkpoint_timeout, 60 s), so that a window holds checkpoints

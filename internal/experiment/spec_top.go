@@ -25,7 +25,7 @@ func (d *decoder) spec(file string, root *yaml.Node) *Spec {
 		Target:   Target{Local: localpg.DefaultName},
 		Workload: Workload{Builtin: DefaultBuiltin, Protocol: script.Prepared, MaxTries: 1},
 		Load:     LoadSpec{Clients: DefaultClients},
-		Protocol: Protocol{Warmup: DefaultWarmup, Repeats: DefaultRepeats, Interleave: true},
+		Protocol: Protocol{Warmup: DefaultWarmup, Interleave: true}, // Repeats: see below
 		Variants: []Variant{{Name: DefaultVariant}},
 		Interval: DefaultInterval,
 		Collect:  Collect{WaitInterval: DefaultWaitInterval, WaitSource: collect.WaitSourceAuto},
@@ -36,6 +36,14 @@ func (d *decoder) spec(file string, root *yaml.Node) *Spec {
 	d.marks = map[string]*yaml.Node{}
 	if _, ok := topSection().decode(d, root, "", "a mapping", s); !ok {
 		return s
+	}
+	if s.Protocol.Repeats == 0 {
+		// Compared variants need runs that can decide: 5 a side (4 is the
+		// fewest whose exact test reaches p < 0.05).
+		s.Protocol.Repeats = DefaultRepeats
+		if len(s.Variants) > 1 {
+			s.Protocol.Repeats = DefaultCompareRepeats
+		}
 	}
 	d.crossChecks(s)
 	return s
@@ -130,6 +138,12 @@ func protocolSection() section[Protocol] {
 			if v, ok := d.boolean(e.val, path); ok {
 				p.Interleave = v
 			}
+		}},
+		{name: "primary", doc: "the metric the comparison is about (default: the SLO's quantile, else tps closed, p99 open)", dec: func(d *decoder, p *Protocol, e entry, path string, _ *fields) {
+			p.Primary, _ = d.oneOf(e.val, path, PrimaryMetrics...)
+		}},
+		{name: "equivalence", doc: "the equivalence margin δ: a share such as 0.05 (±5 %)", dec: func(d *decoder, p *Protocol, e entry, path string, _ *fields) {
+			p.Margin, _ = d.positive(e.val, path, 0.5, "a share such as 0.05 (±5 %), above 0 and at most 0.5")
 		}},
 	}}
 }

@@ -46,13 +46,7 @@ func Compare(rep *compare.Report) *Doc {
 
 	d.Add(compareTable(rep))
 
-	verdicts := &Lines{Indent: 2, Title: fmt.Sprintf("verdicts (per-run values; ratio of medians %s/%s with a 95 %% bootstrap interval over runs, "+
-		"%d resamples, seed %d; two-sided Mann-Whitney U; a difference needs the interval to exclude 1 and p < %.2g):",
-		rep.NameB, rep.NameA, rep.Resamples, rep.Seed, stats.DefaultAlpha)}
-	for _, m := range rep.Metrics {
-		verdicts.Lines = append(verdicts.Lines, m.Verdict.Text)
-	}
-	d.Add(verdicts)
+	d.Add(CompareVerdicts(rep))
 
 	stmts := &Lines{Indent: 2, Title: "statements (shared blocks hit + read per call, matched by queryid):"}
 	for _, m := range rep.Metrics {
@@ -81,16 +75,66 @@ func Compare(rep *compare.Report) *Doc {
 	return d
 }
 
+// CompareVerdicts is the verdict lines of a comparison: the primary
+// metric's first, under a title that names the tests, the levels and the
+// number of tests; then the exploratory metrics that differ, one line each;
+// then the others collapsed into one line by outcome.
+func CompareVerdicts(rep *compare.Report) *Lines {
+	margin := rep.Margin
+	if !(margin > 0 && margin < 1) {
+		margin = stats.DefaultMargin
+	}
+	alpha := rep.Alpha
+	if !(alpha > 0 && alpha < 1) {
+		alpha = stats.DefaultAlpha
+	}
+	nExp := max(rep.Tests-1, 0)
+	if rep.Primary == "" {
+		// A record written before the primary metric: its verdicts as they were.
+		l := &Lines{Indent: 2, Title: "verdicts (per-run values):"}
+		for _, m := range rep.Metrics {
+			l.Lines = append(l.Lines, m.Metric+": "+m.Verdict.Text)
+		}
+		return l
+	}
+	l := &Lines{Indent: 2, Title: fmt.Sprintf("verdicts (per-run values; primary metric %s at α = %s, %d exploratory with Holm's correction, %d tests in all; "+
+		"two-sided Mann-Whitney U, its Hodges–Lehmann interval of %s/%s; equivalent: inside ±%s by two one-sided tests):",
+		rep.Primary, strconv.FormatFloat(alpha, 'g', 2, 64), nExp, rep.Tests, rep.NameB, rep.NameA, strconv.FormatFloat(margin*100, 'g', 3, 64)+" %")}
+	var equivalent, inconclusive []string
+	for _, m := range rep.Metrics {
+		v := &m.Verdict
+		switch {
+		case v.Role == "":
+			l.Lines = append(l.Lines, v.Text) // a record written before verdicts had roles
+		case v.Role == stats.RolePrimary:
+			l.Lines = append([]string{"primary: " + v.Text}, l.Lines...)
+		case v.Outcome == stats.OutcomeDiffers:
+			l.Lines = append(l.Lines, v.Text)
+		case v.Outcome == stats.OutcomeEquivalent:
+			equivalent = append(equivalent, m.Metric)
+		default:
+			inconclusive = append(inconclusive, m.Metric)
+		}
+	}
+	if len(equivalent) > 0 {
+		l.Lines = append(l.Lines, fmt.Sprintf("exploratory, equivalent within ±%s: %s", strconv.FormatFloat(margin*100, 'g', 3, 64)+" %", strings.Join(equivalent, ", ")))
+	}
+	if len(inconclusive) > 0 {
+		l.Lines = append(l.Lines, "exploratory, inconclusive: "+strings.Join(inconclusive, ", ")+" (--json has each one's interval)")
+	}
+	return l
+}
+
 // compareTable is one row per metric: the metric, each side's median
 // (min–max), the ratio B/A with its interval, MW p and the short verdict.
 func compareTable(rep *compare.Report) *Table {
 	t := &Table{Head: []string{"metric",
 		rep.NameA + " median (min–max)", rep.NameB + " median (min–max)",
-		rep.NameB + "/" + rep.NameA + " [95 % CI]", "MW p", "verdict"}}
+		rep.NameB + "/" + rep.NameA + " [interval]", "MW p", "verdict"}}
 	for _, m := range rep.Metrics {
 		v := &m.Verdict
 		t.Rows = append(t.Rows, []Cell{
-			Text(metricLabel(&m)),
+			Text(primaryMark(rep, &m) + metricLabel(&m)),
 			sideCell(m.Unit, v.A, rep.NameA),
 			sideCell(m.Unit, v.B, rep.NameB),
 			Text(ratioText(m.Unit, v)),
@@ -140,6 +184,10 @@ func ratioText(unit string, v *stats.VerdictResult) string {
 	switch {
 	case v.Ratio.OK:
 		return fmt.Sprintf("%s [%s, %s]", ratioNum(v.Ratio.Point), ratioNum(v.Ratio.Lo), ratioNum(v.Ratio.Hi))
+	case v.Ratio.Point > 0:
+		// No interval at the level the metric is held to (Holm's, with few
+		// runs): the estimate alone.
+		return ratioNum(v.Ratio.Point) + " [" + format.Missing + "]"
 	case v.Diff.OK:
 		f := valueFormat(unit)
 		d := func(x float64) string {
@@ -174,19 +222,27 @@ func pText(v *stats.VerdictResult) string {
 	return strconv.FormatFloat(v.P, 'g', 2, 64)
 }
 
-// shortVerdict is the table's last column: "B slower", "no difference",
-// "too few runs".
+// shortVerdict is the table's last column: "B slower", "equivalent",
+// "inconclusive".
 func shortVerdict(v *stats.VerdictResult) string {
-	switch {
-	case v.Direction != stats.DirNone:
-		head, _, _ := strings.Cut(v.Text, ":")
+	switch v.Outcome {
+	case stats.OutcomeDiffers:
+		head, _, _ := strings.Cut(strings.TrimPrefix(v.Text, "exploratory: "), ":")
 		return head
-	case strings.HasPrefix(v.Text, "too few runs"):
-		return "too few runs"
-	case strings.HasPrefix(v.Text, "no difference"):
-		return "no difference"
+	case stats.OutcomeEquivalent:
+		return "equivalent"
+	case stats.OutcomeInconclusive:
+		return "inconclusive"
 	}
 	return format.Missing
+}
+
+// primaryMark is "* " before the primary metric's name in the table.
+func primaryMark(rep *compare.Report, m *compare.Metric) string {
+	if m.Verdict.Role == stats.RolePrimary && m.Metric == rep.Primary {
+		return "* "
+	}
+	return ""
 }
 
 // CompareEnvironment is what differs between the sides' run.json besides

@@ -8,7 +8,6 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/report/format"
-	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
 // Experiment is the experiment's summary: what ran, each variant's figures
@@ -26,14 +25,13 @@ func Experiment(rec *experiment.Record, dir string) *Doc {
 		d.Add(variantTable(rec))
 	}
 	for _, c := range rec.Comparisons {
-		t := &Table{Title: fmt.Sprintf("%s against %s (%d vs %d runs):", c.NameB, c.NameA, len(c.RunsB), len(c.RunsA))}
-		for _, m := range c.Metrics {
-			if (m.Group == "statements" || m.Group == "waits") && m.Verdict.Direction == stats.DirNone {
-				continue // only the differences among the evidence
-			}
-			t.AddRow(m.Metric, m.Verdict.Text)
+		v := CompareVerdicts(c)
+		v.Title = fmt.Sprintf("%s against %s (%d vs %d runs):", c.NameB, c.NameA, len(c.RunsB), len(c.RunsA))
+		if c.Primary != "" {
+			v.Title = fmt.Sprintf("%s against %s (%d vs %d runs; primary metric %s, %d exploratory with Holm's correction):",
+				c.NameB, c.NameA, len(c.RunsB), len(c.RunsA), c.Primary, max(c.Tests-1, 0))
 		}
-		d.Add(t)
+		d.Add(v)
 		if env := CompareEnvironment(c); env != nil {
 			d.Add(env)
 		}

@@ -24,7 +24,7 @@ const (
 	MinReliableRuns = 4
 )
 
-// Interval is a bootstrap confidence interval for a comparison of B with A.
+// Interval is a confidence interval for a comparison of B with A.
 type Interval struct {
 	OK         bool    `json:"ok"`               // false: Point, Lo and Hi are not defined (see Reason)
 	Point      float64 `json:"point"`            // the statistic on the observed runs
@@ -36,7 +36,13 @@ type Interval struct {
 	NB         int     `json:"n_b"`              // runs of B
 	Unreliable bool    `json:"unreliable"`       // fewer than MinReliableRuns runs on a side
 	Reason     string  `json:"reason,omitempty"` // why not OK, or why unreliable
+	// Method says how the interval was made: MethodBootstrap (RatioCI,
+	// DiffCI) or MethodHL (ShiftCI, LogRatioCI).
+	Method string `json:"method,omitempty"`
 }
+
+// MethodBootstrap names the intervals of RatioCI and DiffCI in Interval.Method.
+const MethodBootstrap = "percentile bootstrap over runs"
 
 // Excludes reports whether the interval is defined and v lies outside
 // [Lo, Hi]: for a ratio, Excludes(1) means "a change beyond the noise"; for a
@@ -99,7 +105,7 @@ func bootstrap(a, b []float64, stat func([]float64) float64, resamples int, conf
 		conf = DefaultConf
 	}
 	fa, fb := finite(a), finite(b)
-	iv := Interval{Conf: conf, Resamples: resamples, NA: len(fa), NB: len(fb)}
+	iv := Interval{Conf: conf, Resamples: resamples, NA: len(fa), NB: len(fb), Method: MethodBootstrap}
 	if len(fa) == 0 || len(fb) == 0 {
 		iv.Reason = fmt.Sprintf("no runs to compare (%d vs %d)", len(fa), len(fb))
 		return iv

@@ -55,7 +55,7 @@ func FuzzVerdict(f *testing.F) {
 				t.Fatalf("%s: p = %v outside [0, 1] for a=%v b=%v", name, p, a, b)
 			}
 		}
-		v := Verdict(VerdictConfig{Metric: "p99", Resamples: MinResamples, Seed: 1}, a, b)
+		v := Verdict(VerdictConfig{Metric: "p99"}, a, b)
 		check("Verdict", v)
 		inUnit("Verdict", v.P)
 		if v.Text == "" || (v.Direction != DirBetter && v.Direction != DirWorse && v.Direction != DirNone) {
