@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/compare"
-	"github.com/pgtrial/pgtrial/internal/stats"
 	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
 // cmpRun describes one synthetic run for the compare tests.
