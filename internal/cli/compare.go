@@ -68,18 +68,26 @@ of active sessions by wait_event_type (Lock, LWLock, IO, CPU, ...; higher or low
 neither better nor worse).
 
 For each metric it prints the median over the runs of each side with its range
-(min-max), the ratio of medians B/A with its 95 % bootstrap interval (resampling runs,
-never transactions; 10000 resamples, seeded by --seed), the two-sided Mann-Whitney U
-p-value (exact for small samples) and a verdict. B is called different only when the
-interval excludes 1 AND p < 0.05 (internal/stats Verdict), e.g.
-  B slower: p99 +38 % [+21 %, +57 %], Mann-Whitney p = 0.029, 4 vs 4 runs
-otherwise "no difference beyond noise (...)", which is not proof of equality, or "too few
-runs to decide" when the number of runs cannot reach p < 0.05 at all (3 vs 3 can reach
-0.10 at best; 4 vs 4 reaches 0.029). Percentiles of different runs are never averaged:
-each run's percentile is one value, and the runs are compared run by run.
+(min-max), the typical ratio B/A with its interval (the Hodges–Lehmann shift of the log
+values, by inverting the two-sided Mann-Whitney U test, so that the interval excludes 1
+exactly when the test rejects), the test's p-value (exact for small samples) and one of
+three outcomes:
+  B slower: p99 +38 %, 97.1 % interval [+21 %, +57 %], Mann-Whitney exact p = 0.029, 4 vs 4 runs
+  equivalent within ±5 %: tps ratio 1.01, 90 % interval [0.99, 1.03], 5 vs 5 runs
+  inconclusive: p99 changes from -4.0 % to +14 % are not excluded (95 % interval), ...;
+    these runs detect ±9.1 % at 80 % power, ±5 % needs 14 runs a side
+"Equivalent" needs two one-sided tests to put the change inside ±--margin; anything else
+is inconclusive, with what the runs could have detected. One metric is primary (--primary;
+default tps for closed runs, p99 for open runs) and tested at 0.05; every other metric is
+exploratory, held to Holm's step-down correction over all of them, so that the chance of
+any false "differs" in a comparison stays at 0.05 (exploratory metrics without a difference
+are listed on one line). The title says how many tests were made. With m vs n runs the
+exact test cannot go below 2/C(m+n, m): 3 vs 3 reaches 0.10 at best, 4 vs 4 0.029.
+Percentiles of different runs are never averaged: each run's percentile (nearest rank)
+is one value, and the runs are compared run by run.
 
 The checklist combines the runs' own checklists (the worst status of each item) with
-the comparison's: at least 3 runs a side, and the runs interleaved in time (A B A B ...).
+the comparison's: at least 4 runs a side, and the runs interleaved in time (A B A B ...).
 
 --json prints the same as JSON on stdout (for an experiment directory, an array of
 comparisons, one per variant compared). Exit status: 0 when the comparison was made

@@ -1,8 +1,9 @@
 // Package compare compares the runs of two sides (A and B: two variants of
 // an experiment, or runs named on the command line) metric by metric: per
-// side the median and range over runs, the ratio of medians B/A with a
-// bootstrap interval over runs, Mann-Whitney's p and a verdict that names
-// the test and the run counts (internal/stats Verdict). Percentiles of
+// side the median and range over runs, the typical ratio B/A with its
+// Hodges–Lehmann interval, Mann-Whitney's p and a verdict that names the
+// test, its level and the run counts (internal/stats Verdict): one primary
+// metric at α, the others exploratory under Holm's correction (judge). Percentiles of
 // different runs are never averaged: each run's percentile is one value.
 // The report also lists what differs between the sides' run.json besides
 // the variant (environment.go: server, settings, sizes, host, pgtrial), so
@@ -672,9 +673,6 @@ func sideWarnings(rep *Report) []string {
 		w = append(w, fmt.Sprintf("%d vs %d runs: the smallest p-value the rank test can give is 2/C(%d, %d) = %.3g, "+
 			"not below %.2g: no difference can be declared; 4 vs 4 runs is the smallest design that can (p = 0.029)",
 			nA, nB, nA+nB, nA, floor, stats.DefaultAlpha))
-	case nA < stats.MinReliableRuns || nB < stats.MinReliableRuns:
-		w = append(w, fmt.Sprintf("%d vs %d runs: bootstrap intervals from fewer than %d runs a side are too narrow (few distinct resamples)",
-			nA, nB, stats.MinReliableRuns))
 	}
 	for _, r := range append(slices.Clone(rep.RunsA), rep.RunsB...) {
 		switch {

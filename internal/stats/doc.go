@@ -1,8 +1,11 @@
 // Package stats holds the statistics pgtrial's experiments, comparisons and
 // checks are built on: run-level summaries, pooled quantiles of merged HDR
 // histograms, bootstrap confidence intervals that resample runs, the
-// Mann-Whitney U test (exact for small samples), the non-overlap rule with its
-// real error rate, the verdict that combines them, MSER-5 steady-state
+// Mann-Whitney U test (exact for small samples) and the Hodges–Lehmann
+// interval that inverts it, the non-overlap rule with its real error rate,
+// Holm's step-down correction, power (the smallest detectable shift, the
+// runs needed), the verdict with its three outcomes (differs, equivalent by
+// two one-sided tests, inconclusive), MSER-5 steady-state
 // detection, least-squares trends, Pearson and Spearman correlation with
 // p-values (for series in time: on an effective sample size that allows
 // for autocorrelation), Pareto selection and per-interval rates.
