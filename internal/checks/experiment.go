@@ -22,6 +22,16 @@ type VariantRuns struct {
 // Value: the fewest runs of a variant. A run's own checklist carries
 // Repeats([]VariantRuns{{Runs: 1}}); an experiment replaces it (Replace).
 func Repeats(variants []VariantRuns) results.Check {
+	return repeats(variants, len(variants) > 1)
+}
+
+// RepeatsUncompared is Repeats for variants that are not compared with
+// each other (the demo's load levels): minRepeats each.
+func RepeatsUncompared(variants []VariantRuns) results.Check {
+	return repeats(variants, false)
+}
+
+func repeats(variants []VariantRuns, compared bool) results.Check {
 	c := results.Check{Name: ItemRepeats, Status: Warn}
 	if len(variants) == 0 {
 		c.Value = 0
@@ -42,14 +52,14 @@ func Repeats(variants []VariantRuns) results.Check {
 		list = " (" + strings.Join(counts, ", ") + ")"
 	}
 	need := minRepeats
-	if len(variants) > 1 {
+	if compared {
 		need = minCompareRepeats
 	}
 	switch {
 	case fewest.Runs >= need:
 		c.Status = Pass
 		c.Message = fmt.Sprintf("at least %d runs of each variant%s", fewest.Runs, list)
-	case len(variants) > 1:
+	case compared:
 		// A comparison: with m vs n runs the exact rank test cannot go
 		// below 2/C(m+n, m).
 		m, n := fewest.Runs, fewest.Runs
