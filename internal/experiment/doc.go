@@ -47,8 +47,12 @@
 //	protocol:
 //	  warmup: 2m                 # default 30s, before every run, excluded
 //	  window: 2m                 # measured window; default max(2 × checkpoint_timeout, 60s)
-//	  repeats: 4                 # runs per variant, default 3
+//	  repeats: 6                 # runs per variant; default 5 when variants are compared (a fixed load), else 3
 //	  interleave: true           # default true: A B A B …; false: A A … B B …
+//	  primary: p99               # the metric the verdict is about, tested at α = 0.05; default the first
+//	                             # SLO's quantile, else tps (closed) or p99 (open); the others are
+//	                             # exploratory, under Holm's correction
+//	  equivalence: 0.05          # margin δ: "equivalent within ±5 %" needs two one-sided tests to pass
 //
 //	variants:                    # default: one variant "baseline" with nothing to change
 //	  - name: sync-on

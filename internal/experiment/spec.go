@@ -20,7 +20,7 @@ import (
 const (
 	DefaultWarmup         = 30 * time.Second
 	DefaultRepeats        = 3 // one variant (or a ramp, a search)
-	DefaultCompareRepeats = 5 // per variant when variants are compared
+	DefaultCompareRepeats = 5 // per variant when variants are compared at a fixed load
 	DefaultClients        = 4
 	DefaultInterval       = time.Second
 	DefaultWaitInterval   = 100 * time.Millisecond

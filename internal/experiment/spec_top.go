@@ -38,10 +38,11 @@ func (d *decoder) spec(file string, root *yaml.Node) *Spec {
 		return s
 	}
 	if s.Protocol.Repeats == 0 {
-		// Compared variants need runs that can decide: 5 a side (4 is the
-		// fewest whose exact test reaches p < 0.05).
+		// Variants compared at a fixed load need runs that can decide: 5 a
+		// side (4 is the fewest whose exact test reaches p < 0.05). Ramps
+		// and capacity searches keep 3 per level.
 		s.Protocol.Repeats = DefaultRepeats
-		if len(s.Variants) > 1 {
+		if len(s.Variants) > 1 && s.Load.Ramp == nil && s.Search == nil {
 			s.Protocol.Repeats = DefaultCompareRepeats
 		}
 	}
