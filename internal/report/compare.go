@@ -130,7 +130,7 @@ func CompareVerdicts(rep *compare.Report) *Lines {
 // ratio B/A with its interval, MW p and the short verdict. A record
 // written before the pooled figures has no pooled columns.
 func compareTable(rep *compare.Report) *Table {
-	pooled := rep.PooledA != nil || rep.PooledB != nil
+	pooled := hasPooled(rep.PooledA) || hasPooled(rep.PooledB)
 	head := []string{"metric", rep.NameA + " median (min–max)"}
 	if pooled {
 		head = append(head, rep.NameA+" pooled")
@@ -152,10 +152,35 @@ func compareTable(rep *compare.Report) *Table {
 		}
 		t.Rows = append(t.Rows, append(row, Text(ratioText(m.Unit, v)), Text(pText(v)), Text(shortVerdict(v))))
 	}
-	if pooled {
+	switch {
+	case pooled:
 		t.Notes = append(t.Notes, pooledNote(rep))
+	case rep.PooledA != nil || rep.PooledB != nil:
+		var why []string
+		for _, p := range []*compare.Pooled{rep.PooledA, rep.PooledB} {
+			if p != nil && len(p.Missing) > 0 {
+				why = append(why, pooledMissing(p))
+			}
+		}
+		t.Notes = append(t.Notes, "no pooled latency figures (the runs' histograms merged): "+strings.Join(why, "; "))
 	}
 	return t
+}
+
+// hasPooled reports whether a side has pooled figures.
+func hasPooled(p *compare.Pooled) bool { return p != nil && len(p.Missing) == 0 && p.Runs > 0 }
+
+// pooledMissing is why a side has no pooled figures: the first run's
+// reason, and how many other runs have one.
+func pooledMissing(p *compare.Pooled) string {
+	if len(p.Missing) == 0 {
+		return ""
+	}
+	s := p.Missing[0]
+	if n := len(p.Missing) - 1; n > 0 {
+		s += fmt.Sprintf(" (and %d other %s)", n, format.Plural(n, "run", "runs"))
+	}
+	return s
 }
 
 // pooledCell is a side's pooled figure of a latency metric; empty for the
@@ -168,7 +193,7 @@ func pooledCell(m *compare.Metric, v *float64, p *compare.Pooled, side string) C
 	case v != nil:
 		return Text(format.MsFixed(*v))
 	case p != nil && len(p.Missing) > 0:
-		return Absent("no pooled figure for " + side + ": " + strings.Join(p.Missing, "; "))
+		return Absent("no pooled figure for " + side + ": " + pooledMissing(p))
 	}
 	return Absent("no pooled figure for " + side)
 }

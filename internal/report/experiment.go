@@ -183,9 +183,9 @@ func variantPooled(rec *experiment.Record) *pooledFigures {
 		if p == nil {
 			return
 		}
-		found = true
+		found = found || hasPooled(p)
 		if len(p.Missing) > 0 {
-			f.missing[name] = "no pooled figure for " + name + ": " + strings.Join(p.Missing, "; ")
+			f.missing[name] = "no pooled figure for " + name + ": " + pooledMissing(p)
 			return
 		}
 		if v != nil {
