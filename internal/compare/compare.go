@@ -262,6 +262,11 @@ type Metric struct {
 	ValuesA []*float64          `json:"values_a"`
 	ValuesB []*float64          `json:"values_b"`
 	Verdict stats.VerdictResult `json:"verdict"`
+	// PooledA and PooledB are the latency metrics' pooled figures (ms):
+	// the percentile of all the side's transactions, its runs' histograms
+	// merged (pooled.go); nil for other metrics or without histograms.
+	PooledA *float64 `json:"pooled_a,omitempty"`
+	PooledB *float64 `json:"pooled_b,omitempty"`
 }
 
 // Report is the whole comparison (--json's output).
@@ -289,6 +294,10 @@ type Report struct {
 	// variant (server, settings, sizes, host, pgtrial); nil in records
 	// written before it was compared.
 	Environment *Environment `json:"environment,omitempty"`
+	// PooledA and PooledB are how each side's latency histograms were
+	// pooled (Metric.PooledA/PooledB); nil in records written before.
+	PooledA *Pooled `json:"pooled_a,omitempty"`
+	PooledB *Pooled `json:"pooled_b,omitempty"`
 }
 
 // Build compares every metric of runsA and runsB.
@@ -306,6 +315,7 @@ func Build(o Options, runsA, runsB []RunRef) *Report {
 	waits, waitWarnings := waitMetrics(runsA, runsB)
 	defs = append(defs, waits...)
 	rep.Metrics = judge(o, rep, defs, runsA, runsB)
+	addPooled(rep, runsA, runsB)
 	rep.Warnings = append(rep.Warnings, sideWarnings(rep)...)
 	rep.Warnings = append(rep.Warnings, stmtWarnings...)
 	rep.Warnings = append(rep.Warnings, waitWarnings...)

@@ -126,23 +126,97 @@ func CompareVerdicts(rep *compare.Report) *Lines {
 }
 
 // compareTable is one row per metric: the metric, each side's median
-// (min–max), the ratio B/A with its interval, MW p and the short verdict.
+// (min–max) and, for latencies, its pooled figure (compare.Pooled), the
+// ratio B/A with its interval, MW p and the short verdict. A record
+// written before the pooled figures has no pooled columns.
 func compareTable(rep *compare.Report) *Table {
-	t := &Table{Head: []string{"metric",
-		rep.NameA + " median (min–max)", rep.NameB + " median (min–max)",
-		rep.NameB + "/" + rep.NameA + " [interval]", "MW p", "verdict"}}
+	pooled := hasPooled(rep.PooledA) || hasPooled(rep.PooledB)
+	head := []string{"metric", rep.NameA + " median (min–max)"}
+	if pooled {
+		head = append(head, rep.NameA+" pooled")
+	}
+	head = append(head, rep.NameB+" median (min–max)")
+	if pooled {
+		head = append(head, rep.NameB+" pooled")
+	}
+	t := &Table{Head: append(head, rep.NameB+"/"+rep.NameA+" [interval]", "MW p", "verdict")}
 	for _, m := range rep.Metrics {
 		v := &m.Verdict
-		t.Rows = append(t.Rows, []Cell{
-			Text(primaryMark(rep, &m) + metricLabel(&m)),
-			sideCell(m.Unit, v.A, rep.NameA),
-			sideCell(m.Unit, v.B, rep.NameB),
-			Text(ratioText(m.Unit, v)),
-			Text(pText(v)),
-			Text(shortVerdict(v)),
-		})
+		row := []Cell{Text(primaryMark(rep, &m) + metricLabel(&m)), sideCell(m.Unit, v.A, rep.NameA)}
+		if pooled {
+			row = append(row, pooledCell(&m, m.PooledA, rep.PooledA, rep.NameA))
+		}
+		row = append(row, sideCell(m.Unit, v.B, rep.NameB))
+		if pooled {
+			row = append(row, pooledCell(&m, m.PooledB, rep.PooledB, rep.NameB))
+		}
+		t.Rows = append(t.Rows, append(row, Text(ratioText(m.Unit, v)), Text(pText(v)), Text(shortVerdict(v))))
+	}
+	switch {
+	case pooled:
+		t.Notes = append(t.Notes, pooledNote(rep))
+	case rep.PooledA != nil || rep.PooledB != nil:
+		var why []string
+		for _, p := range []*compare.Pooled{rep.PooledA, rep.PooledB} {
+			if p != nil && len(p.Missing) > 0 {
+				why = append(why, pooledMissing(p))
+			}
+		}
+		t.Notes = append(t.Notes, "no pooled latency figures (the runs' histograms merged): "+strings.Join(why, "; "))
 	}
 	return t
+}
+
+// hasPooled reports whether a side has pooled figures.
+func hasPooled(p *compare.Pooled) bool { return p != nil && len(p.Missing) == 0 && p.Runs > 0 }
+
+// pooledMissing is why a side has no pooled figures: the first run's
+// reason, and how many other runs have one.
+func pooledMissing(p *compare.Pooled) string {
+	if len(p.Missing) == 0 {
+		return ""
+	}
+	s := p.Missing[0]
+	if n := len(p.Missing) - 1; n > 0 {
+		s += fmt.Sprintf(" (and %d other %s)", n, format.Plural(n, "run", "runs"))
+	}
+	return s
+}
+
+// pooledCell is a side's pooled figure of a latency metric; empty for the
+// other metrics; missing, with the reason, when the side's histograms
+// could not all be read.
+func pooledCell(m *compare.Metric, v *float64, p *compare.Pooled, side string) Cell {
+	switch {
+	case m.Group != "latency":
+		return Text("")
+	case v != nil:
+		return Text(format.MsFixed(*v))
+	case p != nil && len(p.Missing) > 0:
+		return Absent("no pooled figure for " + side + ": " + pooledMissing(p))
+	}
+	return Absent("no pooled figure for " + side)
+}
+
+// pooledNote is the footnote that says what the two latency figures are
+// and why both are shown.
+func pooledNote(rep *compare.Report) string {
+	var n []string
+	for _, s := range []struct {
+		name string
+		p    *compare.Pooled
+	}{{rep.NameA, rep.PooledA}, {rep.NameB, rep.PooledB}} {
+		if s.p != nil && len(s.p.Missing) == 0 {
+			n = append(n, fmt.Sprintf("%s: %s transactions of %d %s", s.name, format.Count(s.p.Count), s.p.Runs, format.Plural(s.p.Runs, "run", "runs")))
+		}
+	}
+	of := ""
+	if len(n) > 0 {
+		of = " (" + strings.Join(n, "; ") + ")"
+	}
+	return "latency: median = the median over runs of each run's percentile; pooled = the percentile of all the side's transactions, " +
+		"the runs' histograms merged" + of + "; nearest rank ⌈q·n⌉ both. One stalled run in five moves the pooled p99 a lot and the median " +
+		"of the runs' p99s little, so both are shown; the verdicts use the per-run values."
 }
 
 // metricLabel is the table's first column: the metric and, for latencies,

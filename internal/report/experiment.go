@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/pgtrial/pgtrial/internal/compare"
 	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/report/format"
 )
@@ -120,9 +121,20 @@ func modelText(rec *experiment.Record) string {
 func percent(share float64) string { return format.Sig3(100 * share) }
 
 // variantTable is each variant's figures over its completed runs (a run
-// that failed before committing anything does not count).
+// that failed before committing anything does not count): median (min–max)
+// over the runs and, when the comparisons pooled the variants' histograms,
+// the pooled p99 and p99.9 beside them (compare.Pooled).
 func variantTable(rec *experiment.Record) *Table {
-	t := &Table{Head: []string{"variant", "runs", "tps", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "skipped+dropped %"}}
+	pooled := variantPooled(rec)
+	head := []string{"variant", "runs", "tps", "p50 ms", "p95 ms", "p99 ms"}
+	if pooled != nil {
+		head = append(head, "p99 pooled")
+	}
+	head = append(head, "p99.9 ms")
+	if pooled != nil {
+		head = append(head, "p99.9 pooled")
+	}
+	t := &Table{Head: append(head, "skipped+dropped %")}
 	for _, v := range rec.Variants {
 		var tps, p50, p95, p99, p999, sk []float64
 		for _, r := range rec.Runs {
@@ -136,11 +148,77 @@ func variantTable(rec *experiment.Record) *Table {
 		if len(tps) == 0 {
 			tpsCell = Absent("no run of the variant completed")
 		}
-		t.Rows = append(t.Rows, []Cell{Text(v.Name), Text(strconv.Itoa(len(tps))), tpsCell,
-			Text(format.Spread(p50, format.Ms)), Text(format.Spread(p95, format.Ms)), Text(format.Spread(p99, format.Ms)),
-			Text(format.Spread(p999, format.Ms)), Text(format.Spread(sk, percent))})
+		row := []Cell{Text(v.Name), Text(strconv.Itoa(len(tps))), tpsCell,
+			Text(format.Spread(p50, format.Ms)), Text(format.Spread(p95, format.Ms)), Text(format.Spread(p99, format.Ms))}
+		if pooled != nil {
+			row = append(row, pooled.cell(v.Name, "p99"))
+		}
+		row = append(row, Text(format.Spread(p999, format.Ms)))
+		if pooled != nil {
+			row = append(row, pooled.cell(v.Name, "p99.9"))
+		}
+		t.Rows = append(t.Rows, append(row, Text(format.Spread(sk, percent))))
+	}
+	if pooled != nil {
+		t.Notes = []string{"ms: median (min–max) over the runs of each run's percentile; pooled: the percentile of all the variant's transactions, " +
+			"its runs' histograms merged (nearest rank ⌈q·n⌉ both). One stalled run in five moves the pooled p99 a lot and the median " +
+			"of the runs' p99s little, so both are shown; the verdicts use the per-run values."}
 	}
 	return t
+}
+
+// pooledFigures are the variants' pooled latency figures, read from the
+// comparisons (the first variant is every comparison's A side).
+type pooledFigures struct {
+	values  map[string]map[string]float64 // variant → metric → ms
+	missing map[string]string             // variant → why it has none
+}
+
+// variantPooled collects the pooled figures of the comparisons; nil when
+// none has any (no comparison, or records written before them).
+func variantPooled(rec *experiment.Record) *pooledFigures {
+	f := &pooledFigures{values: map[string]map[string]float64{}, missing: map[string]string{}}
+	found := false
+	side := func(name string, p *compare.Pooled, m *compare.Metric, v *float64) {
+		if p == nil {
+			return
+		}
+		found = found || hasPooled(p)
+		if len(p.Missing) > 0 {
+			f.missing[name] = "no pooled figure for " + name + ": " + pooledMissing(p)
+			return
+		}
+		if v != nil {
+			if f.values[name] == nil {
+				f.values[name] = map[string]float64{}
+			}
+			f.values[name][m.Metric] = *v
+		}
+	}
+	for _, c := range rec.Comparisons {
+		for i := range c.Metrics {
+			m := &c.Metrics[i]
+			if m.Group == "latency" {
+				side(c.NameA, c.PooledA, m, m.PooledA)
+				side(c.NameB, c.PooledB, m, m.PooledB)
+			}
+		}
+	}
+	if !found {
+		return nil
+	}
+	return f
+}
+
+// cell is a variant's pooled figure of a metric, or missing with the reason.
+func (f *pooledFigures) cell(variant, metric string) Cell {
+	if v, ok := f.values[variant][metric]; ok {
+		return Text(format.Ms(v))
+	}
+	if why := f.missing[variant]; why != "" {
+		return Absent(why)
+	}
+	return Absent("no pooled figure for " + variant + ": it is in no comparison")
 }
 
 // rampTable is the ramp's levels with the waits by type; a level without
