@@ -143,66 +143,8 @@ collect: false
 	t.Fatalf("identical variants differ twice in a row: %s", last)
 }
 
-// TestExperimentSyncCommit: synchronous_commit off against on for
-// tpcb-like in the closed model with one client, 5 repeats each: off is
-// faster in the primary metric tps, with an interval that excludes 1.
-//
-// The lab: this machine's virtual disk flushes in about 0.1 ms (a write
-// cache), so a synchronous commit costs 20 % of a 0.5 ms transaction,
-// less than the run-to-run noise of a shared 2-core VM (tps of 3 s runs of
-// the same variant ranged 460–2300 here). Both variants therefore model a
-// disk whose flush takes 2 ms: fsync on, commit_delay = 2000 µs with
-// commit_siblings = 0 (the delay applies to every flush a commit waits
-// for). Only synchronous commits wait for the flush, so the variants still
-// differ in synchronous_commit alone.
-func TestExperimentSyncCommit(t *testing.T) {
-	url := pgtest.ConnString(t)
-	pgtest.Measure(t)
-	spec := experimentFile(t, `
-name: sync
-workload: {builtin: tpcb-like, scale: 2}
-load: {clients: 1, closed: true}
-protocol: {warmup: 1s, window: 2s}
-x-disk: &disk {fsync: "on", commit_delay: 2000, commit_siblings: 0}
-variants:
-  - {name: sync-on, settings: {<<: *disk, synchronous_commit: "on"}}
-  - {name: sync-off, settings: {<<: *disk, synchronous_commit: "off"}}
-collect: false
-`)
-	env, log := testEnv(t, url, nil)
-	names := []string{"fsync", "synchronous_commit", "commit_delay", "commit_siblings"}
-	before := settingsOf(t, url, names...)
-	rec := execute(t, spec, env, log)
-	if after := settingsOf(t, url, names...); !slices.Equal(before, after) {
-		t.Errorf("settings after the experiment %v, before %v", after, before)
-	}
-	if rec.Variants[1].Effective["synchronous_commit"] != "off" || rec.Variants[0].Effective["fsync"] != "on" {
-		t.Errorf("effective settings: %+v", rec.Variants)
-	}
-	for _, r := range rec.Runs {
-		t.Logf("run %d %s: %.1f tps, p50 %.3f ms", r.N, r.Variant, r.TPS, r.P50)
-	}
-	// Closed runs: tps is the primary metric, tested at α; it differs, with
-	// its interval above 1. p50 is exploratory (Holm): it must not say the
-	// opposite.
-	rep := rec.Comparisons[0]
-	if rep.Primary != "tps" {
-		t.Errorf("primary %q, want tps", rep.Primary)
-	}
-	m := metricOf(t, rep, "tps")
-	t.Logf("tps: %s", m.Verdict.Text)
-	if m.Verdict.Outcome != stats.OutcomeDiffers || m.Verdict.Direction != stats.DirBetter || !(m.Verdict.Ratio.Lo > 1) || m.Verdict.Role != stats.RolePrimary {
-		t.Errorf("synchronous_commit off is not found faster in tps: %s (ratio [%g, %g])", m.Verdict.Text, m.Verdict.Ratio.Lo, m.Verdict.Ratio.Hi)
-	}
-	if !strings.HasPrefix(m.Verdict.Text, "sync-off faster: tps +") || !strings.Contains(m.Verdict.Text, "interval [+") {
-		t.Errorf("verdict %q does not name sync-off, the direction and the interval", m.Verdict.Text)
-	}
-	p50 := metricOf(t, rep, "p50")
-	t.Logf("p50: %s", p50.Verdict.Text)
-	if p50.Verdict.Direction == stats.DirWorse {
-		t.Errorf("p50 says sync-off is slower: %s", p50.Verdict.Text)
-	}
-}
+// The synchronous_commit experiment is TestAcceptanceSyncCommit
+// (verdict_acceptance_test.go).
 
 // seed004Indexes are the 14 extra indexes of seeds/004.
 var seed004Indexes = []string{

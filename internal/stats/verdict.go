@@ -233,9 +233,13 @@ func Verdict(cfg VerdictConfig, a, b []float64) VerdictResult {
 	}
 	var body string
 	switch {
+	case cfg.Holm != nil && !cfg.Holm.Rejected && r.P < level:
+		// Below its own level, but Holm's step-down stopped at a test
+		// before it (a smaller p that was not small enough).
+		body = fmt.Sprintf("%s%s, p below its level but Holm's step-down stopped before it (adjusted p = %s)",
+			metricPrefix(cfg.Metric), intervalText(iv, useRatio), strconv.FormatFloat(cfg.Holm.Adjusted, 'g', 2, 64))
 	case rejected || higher || lower:
-		// The test and the interval disagree (ties at the boundary), or
-		// Holm's step-down stopped before this metric.
+		// The test and the interval disagree (ties at the boundary).
 		body = fmt.Sprintf("%sthe test and its interval do not agree (%s)", metricPrefix(cfg.Metric), intervalText(iv, useRatio))
 	case iv.OK && useRatio:
 		body = fmt.Sprintf("%schanges from %s to %s are not excluded (%s interval)", metricPrefix(cfg.Metric),

@@ -86,6 +86,13 @@ func TestVerdict(t *testing.T) {
 			text: `^exploratory: inconclusive: IO wait % ratio 1\.20 \(no 99\.5 % interval with 4 vs 4 runs\), Mann-Whitney exact p = 0\.029 \(Holm: level 0\.005, 10 tests\), 4 vs 4 runs; 4 vs 4 runs cannot reach p < 0\.005`,
 		},
 		{
+			name: "below its level, but Holm stopped earlier", cfg: VerdictConfig{Metric: "p95", Role: RoleExploratory,
+				Holm: &HolmStep{Tests: 8, Rank: 3, Level: 0.05, Adjusted: 0.06, Rejected: false}},
+			a: []float64{100, 101, 102, 103}, b: []float64{120, 121, 122, 123},
+			direction: DirNone, outcome: OutcomeInconclusive,
+			text: `^exploratory: inconclusive: p95 ratio 1\.20 \[1\.1\d, 1\.2\d\], p below its level but Holm's step-down stopped before it \(adjusted p = 0\.06\), Mann-Whitney exact p = 0\.029 \(Holm: level 0\.05, 8 tests\), 4 vs 4 runs`,
+		},
+		{
 			name: "no runs", cfg: VerdictConfig{Metric: "tps"}, a: nil, b: []float64{1, 2},
 			direction: DirNone, outcome: OutcomeInconclusive, text: `^cannot compare tps 0 vs 2 runs$`,
 		},
