@@ -49,6 +49,9 @@
 //	  window: 2m                 # measured window; default max(2 × checkpoint_timeout, 60s)
 //	  repeats: 4                 # runs per variant, default 3
 //	  interleave: true           # default true: A B A B …; false: A A … B B …
+//	                             # interleaved: each comparison is also made round by
+//	                             # round (B_r/A_r, Wilcoxon signed-rank), and a drift
+//	                             # of the first variant across rounds is reported
 //
 //	variants:                    # default: one variant "baseline" with nothing to change
 //	  - name: sync-on

@@ -1,11 +1,12 @@
 // Package stats holds the statistics pgtrial's experiments, comparisons and
 // checks are built on: run-level summaries, pooled quantiles of merged HDR
 // histograms, bootstrap confidence intervals that resample runs, the
-// Mann-Whitney U test (exact for small samples), the non-overlap rule with its
-// real error rate, the verdict that combines them, MSER-5 steady-state
-// detection, least-squares trends, Pearson and Spearman correlation with
-// p-values (for series in time: on an effective sample size that allows
-// for autocorrelation), Pareto selection and per-interval rates.
+// Mann-Whitney U test (exact for small samples), the Wilcoxon signed-rank
+// test of paired runs with its Hodges–Lehmann interval (wilcoxon.go: runs
+// paired by round), the non-overlap rule with its real error rate, the
+// verdict that combines them, MSER-5 steady-state detection, least-squares
+// trends, Pearson and Spearman correlation with p-values (for series in
+// time: on an effective sample size that allows for autocorrelation), Pareto selection and per-interval rates.
 //
 // The methods follow ../shared/reference/observability-and-statistics.md §4
 // (cited below as "reference §4.x"); pg_expecto's analyses are redone here
