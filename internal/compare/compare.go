@@ -46,6 +46,11 @@ type Options struct {
 	// not know it.
 	VariantKnown    bool
 	VariantSettings []string
+	// Rounds pairs the runs that ran together in one round of an
+	// interleaved experiment (A B, A B, …): indexes into runsA and runsB,
+	// in time order. When set, the primary metric is also analysed round by
+	// round (Report.Paired); `pgtrial compare` of directories does not pair.
+	Rounds [][2]int
 }
 
 // DefaultTop is the default number of statements whose blocks per
@@ -298,6 +303,9 @@ type Report struct {
 	// pooled (Metric.PooledA/PooledB); nil in records written before.
 	PooledA *Pooled `json:"pooled_a,omitempty"`
 	PooledB *Pooled `json:"pooled_b,omitempty"`
+	// Paired is the primary metric analysed round by round (Options.Rounds),
+	// nil when the runs were not paired.
+	Paired *PairedResult `json:"paired,omitempty"`
 }
 
 // Build compares every metric of runsA and runsB.
@@ -316,6 +324,9 @@ func Build(o Options, runsA, runsB []RunRef) *Report {
 	defs = append(defs, waits...)
 	rep.Metrics = judge(o, rep, defs, runsA, runsB)
 	addPooled(rep, runsA, runsB)
+	if i := slices.IndexFunc(rep.Metrics, func(m Metric) bool { return m.Metric == rep.Primary }); i >= 0 && len(o.Rounds) > 0 {
+		rep.Paired = paired(o, rep, &rep.Metrics[i], o.Rounds)
+	}
 	rep.Warnings = append(rep.Warnings, sideWarnings(rep)...)
 	rep.Warnings = append(rep.Warnings, stmtWarnings...)
 	rep.Warnings = append(rep.Warnings, waitWarnings...)

@@ -62,7 +62,7 @@ func (r *runner) analyse() {
 			}
 			rep := compare.Build(compare.Options{NameA: base, NameB: v.Name, Seed: rec.Seed | 1, Top: compare.DefaultTop,
 				Primary: r.primary(), Margin: r.spec.Protocol.Margin,
-				VariantKnown: true, VariantSettings: set}, a, b)
+				VariantKnown: true, VariantSettings: set, Rounds: r.rounds(a, b)}, a, b)
 			rec.Comparisons = append(rec.Comparisons, rep)
 		}
 	}
@@ -175,6 +175,34 @@ func (r *runner) analyse() {
 		rec.Warnings = appendOnce(rec.Warnings, fmt.Sprintf("the measured window (%v) is shorter than the default max(2 × checkpoint_timeout, 60 s) = %v: a window may hold no checkpoint, so runs differ by whether one fell in them",
 			r.spec.Protocol.Window, r.defaultWindow()))
 	}
+}
+
+// rounds pairs the runs of a and b that ran in the same round of an
+// interleaved protocol (A B, A B, …: the same repeat), as indexes into a and
+// b in a's order (the order run); nil when the variants were not
+// interleaved (a drift would then fall between the variants, not cancel
+// within a round).
+func (r *runner) rounds(a, b []compare.RunRef) [][2]int {
+	if !r.rec.Interleave {
+		return nil
+	}
+	repeat := map[string]int{} // run directory → repeat
+	for _, rr := range r.rec.Runs {
+		repeat[filepath.Join(r.env.Dir, rr.Dir)] = rr.Repeat
+	}
+	inB := map[int]int{} // repeat → index in b
+	for j, rb := range b {
+		if k := repeat[rb.Dir]; k > 0 {
+			inB[k] = j
+		}
+	}
+	var out [][2]int
+	for i, ra := range a {
+		if j, ok := inB[repeat[ra.Dir]]; ok && repeat[ra.Dir] > 0 {
+			out = append(out, [2]int{i, j})
+		}
+	}
+	return out
 }
 
 func appendOnce(list []string, s string) []string {

@@ -49,6 +49,9 @@
 //	  window: 2m                 # measured window; default max(2 × checkpoint_timeout, 60s)
 //	  repeats: 6                 # runs per variant; default 5 when variants are compared (a fixed load), else 3
 //	  interleave: true           # default true: A B A B …; false: A A … B B …
+//	                             # interleaved: each comparison is also made round by
+//	                             # round (B_r/A_r, Wilcoxon signed-rank), and a drift
+//	                             # of the first variant across rounds is reported
 //	  primary: p99               # the metric the verdict is about, tested at α = 0.05; default the first
 //	                             # SLO's quantile, else tps (closed) or p99 (open); the others are
 //	                             # exploratory, under Holm's correction

@@ -116,6 +116,7 @@ func CompareVerdicts(rep *compare.Report) *Lines {
 			inconclusive = append(inconclusive, m.Metric)
 		}
 	}
+	l.Lines = withPaired(l.Lines, rep.Paired)
 	if len(equivalent) > 0 {
 		l.Lines = append(l.Lines, fmt.Sprintf("exploratory, equivalent within ±%s: %s", strconv.FormatFloat(margin*100, 'g', 3, 64)+" %", strings.Join(equivalent, ", ")))
 	}
@@ -123,6 +124,20 @@ func CompareVerdicts(rep *compare.Report) *Lines {
 		l.Lines = append(l.Lines, "exploratory, inconclusive: "+strings.Join(inconclusive, ", ")+" (--json has each one's interval)")
 	}
 	return l
+}
+
+// withPaired puts the paired-by-round line (and the drift line, when there
+// is one) right after the primary's line, which is first.
+func withPaired(lines []string, p *compare.PairedResult) []string {
+	if p == nil {
+		return lines
+	}
+	add := []string{p.Text}
+	if p.DriftText != "" {
+		add = append(add, p.DriftText)
+	}
+	at := min(1, len(lines))
+	return slices.Concat(lines[:at], add, lines[at:])
 }
 
 // compareTable is one row per metric: the metric, each side's median

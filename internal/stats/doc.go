@@ -2,13 +2,15 @@
 // checks are built on: run-level summaries, pooled quantiles of merged HDR
 // histograms, bootstrap confidence intervals that resample runs, the
 // Mann-Whitney U test (exact for small samples) and the Hodges–Lehmann
-// interval that inverts it, the non-overlap rule with its real error rate,
-// Holm's step-down correction, power (the smallest detectable shift, the
-// runs needed), the verdict with its three outcomes (differs, equivalent by
-// two one-sided tests, inconclusive), MSER-5 steady-state
-// detection, least-squares trends, Pearson and Spearman correlation with
-// p-values (for series in time: on an effective sample size that allows
-// for autocorrelation), Pareto selection and per-interval rates.
+// interval that inverts it, the Wilcoxon signed-rank test of paired runs
+// with its Hodges–Lehmann interval (wilcoxon.go: runs paired by round), the
+// non-overlap rule with its real error rate, Holm's step-down correction,
+// power (the smallest detectable shift, the runs needed), the verdict with
+// its three outcomes (differs, equivalent by two one-sided tests,
+// inconclusive), MSER-5 steady-state detection, least-squares trends,
+// Pearson and Spearman correlation with p-values (for series in time: on an
+// effective sample size that allows for autocorrelation), Pareto selection
+// and per-interval rates.
 //
 // The methods follow ../shared/reference/observability-and-statistics.md §4
 // (cited below as "reference §4.x"); pg_expecto's analyses are redone here
