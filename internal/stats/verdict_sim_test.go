@@ -140,7 +140,7 @@ func TestSimIntervalAgreesWithTest(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("interval vs test: %d of %d cases disagree (all at n = 60, the normal approximation); verdicts inconsistent: %d", disagree, cases, inconsistent)
+	t.Logf("interval vs test: %d of %d cases disagree (only n = 60, the normal approximation, may); verdicts inconsistent: %d", disagree, cases, inconsistent)
 	if inconsistent != 0 {
 		t.Errorf("%d verdicts said differs without both the test and the interval", inconsistent)
 	}
