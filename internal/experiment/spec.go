@@ -37,7 +37,7 @@ const (
 	MinCalibrationRuns = 3
 	// MaxAdjustedRepeats caps the repeats that calibrate's adjust sets.
 	MaxAdjustedRepeats = 30
-	DefaultBuiltin        = "tpcb-like"
+	DefaultBuiltin     = "tpcb-like"
 
 	// MinWindow is the shortest default window: 60 s, however short
 	// checkpoint_timeout is.
