@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pgtrial/pgtrial/internal/pgtest"
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
@@ -186,4 +187,37 @@ func TestCalibrationSplit(t *testing.T) {
 	if math.Abs(gotCV2x/gotLong-1) > 0.15 {
 		t.Errorf("predicted CV %.4f for a 2× window, measured %.4f: off by more than 15 %%", gotCV2x, gotLong)
 	}
+}
+
+// TestExperimentCalibrateAdjust: with adjust, 1 repeat is raised to the
+// runs needed (4 for ±50 %: the exact test's floor) before the real runs,
+// and the record says so.
+func TestExperimentCalibrateAdjust(t *testing.T) {
+	url := pgtest.ConnString(t)
+	pgtest.Measure(t)
+	spec := experimentFile(t, `
+name: adjust
+workload: {builtin: select-only, scale: 1}
+load: {clients: 1, closed: true}
+protocol: {warmup: 0s, window: 1s, repeats: 1, equivalence: 0.5, calibrate: {runs: 3, adjust: true}}
+collect: false
+`)
+	env, log := testEnv(t, url, nil)
+	rec := execute(t, spec, env, log)
+	c := rec.Calibration
+	if c == nil || c.RunsNeeded != 4 || c.Adjusted != 4 || c.Repeats != 1 || rec.Repeats != 4 || len(rec.Runs) != 4 || len(c.RunRecords) != 3 {
+		t.Fatalf("calibration %+v, repeats %d, %d runs\n%s", c, rec.Repeats, len(rec.Runs), log)
+	}
+	if !strings.Contains(c.Text, "detecting ±50 % needs 4 runs a side at 80 % power (the experiment had 1: raised to 4)") {
+		t.Errorf("text %q", c.Text)
+	}
+	if spec.Protocol.Repeats != 1 {
+		t.Errorf("the caller's spec was changed: repeats %d", spec.Protocol.Repeats)
+	}
+	for _, w := range rec.Warnings {
+		if strings.HasPrefix(w, "calibration:") {
+			t.Errorf("warning after adjusting: %s", w)
+		}
+	}
+	t.Logf("%s\n%s", c.Text, c.WindowText())
 }
