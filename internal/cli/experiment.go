@@ -25,6 +25,10 @@ type experimentOptions struct {
 	quiet   bool
 	force   bool
 	restore string
+	// calibrate is --calibrate: "" (the file's protocol.calibrate), warn,
+	// adjust or off; calibrateRuns --calibrate-runs (0: the file's or 4).
+	calibrate     string
+	calibrateRuns int
 }
 
 const experimentLong = `experiment runs the experiment described by FILE.yaml and says whether its
@@ -70,6 +74,21 @@ each variant against the first with the ratio of medians, its bootstrap interval
 and Mann-Whitney's p ("pgtrial compare"), the ramp's levels with waits by type, the
 capacity search's steps, the SLOs, and the checklist.
 
+--calibrate (or protocol.calibrate in the file) first makes A/A runs of the first
+variant (4 by default, --calibrate-runs N) with the experiment's warm-up and window:
+run directories in DIR/runs like the others, recorded in experiment.json's
+calibration object and left out of every comparison. Their run-to-run coefficient
+of variation of the primary metric (the standard deviation of its logarithms) gives
+the runs a side that detect the equivalence margin (default ±5 %) at 80 % power,
+printed before the real runs:
+
+  calibration: 4 runs of baseline: tps CV 2.1 %; detecting ±5 % needs 6 runs a side at 80 % power (the experiment has 5)
+
+For tps it also says how much of the spread a window twice as long would average
+away (Kalibera & Jones 2013). When the repeats are fewer than needed the experiment
+warns and runs as planned; --calibrate=adjust raises the repeats to the runs needed
+(at most 30), --calibrate=off skips the file's calibration.
+
 Exit status: 0 the experiment ran (--restore: restored, or nothing to restore); 1
 bad file or setup (nothing was changed), or --restore could not put everything
 back; 2 it ended early (interrupted, a run failed).`
@@ -109,6 +128,9 @@ func newExperimentCommand(info BuildInfo) *cobra.Command {
 	f.BoolVar(&o.json, "json", false, "print experiment.json on stdout instead of the text summary")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
 	f.BoolVar(&o.force, "force", false, "start although the server's postgresql.auto.conf holds another experiment's unrestored values (pgtrial.unrestored)")
+	f.StringVar(&o.calibrate, "calibrate", "", "A/A runs of the first variant first, to measure the run-to-run spread and the repeats needed: `warn` (the default when given without a value) warns when the repeats are fewer, adjust raises them, off skips the file's protocol.calibrate")
+	f.Lookup("calibrate").NoOptDefVal = "warn"
+	f.IntVar(&o.calibrateRuns, "calibrate-runs", 0, "calibration runs (default 4, at least 3); implies --calibrate")
 	f.StringVar(&o.restore, "restore", "", "put back what the experiment in `DIR` changed and did not undo (a crash, kill -9): DIR/restore.json; no FILE")
 	return cmd
 }
@@ -144,6 +166,9 @@ func runExperiment(ctx context.Context, o *experimentOptions, file string, info 
 	if err != nil {
 		return err
 	}
+	if err := applyCalibrate(spec, o); err != nil {
+		return err
+	}
 	if o.check {
 		fmt.Fprintf(stdout, "%s: the file is valid (experiment %s, %d variants, model %s)\n", file, spec.Name, len(spec.Variants), spec.Model())
 		return nil
@@ -167,6 +192,40 @@ func runExperiment(ctx context.Context, o *experimentOptions, file string, info 
 		},
 		text: experimentText,
 	}, info, stdout, stderr)
+}
+
+// applyCalibrate puts --calibrate and --calibrate-runs over the file's
+// protocol.calibrate.
+func applyCalibrate(spec *experiment.Spec, o *experimentOptions) error {
+	c := spec.Protocol.Calibrate
+	switch o.calibrate {
+	case "":
+	case "warn", "adjust":
+		if c.Runs == 0 {
+			c.Runs = experiment.DefaultCalibrationRuns
+		}
+		c.Adjust = o.calibrate == "adjust"
+	case "off":
+		if o.calibrateRuns != 0 {
+			return errors.New("--calibrate=off and --calibrate-runs exclude each other")
+		}
+		c = experiment.Calibrate{}
+	default:
+		return fmt.Errorf("--calibrate=%s: use --calibrate (warn when the repeats are fewer than needed), --calibrate=adjust (raise them) or --calibrate=off", o.calibrate)
+	}
+	if o.calibrateRuns != 0 {
+		c.Runs = o.calibrateRuns
+	}
+	if c == spec.Protocol.Calibrate {
+		return nil
+	}
+	if err := spec.SetCalibrate(c); err != nil {
+		if o.calibrateRuns != 0 {
+			return fmt.Errorf("--calibrate-runs %d: %w", o.calibrateRuns, err)
+		}
+		return fmt.Errorf("--calibrate: %w", err)
+	}
+	return nil
 }
 
 // experimentJob is what `experiment`, `capacity` and `demo` share: signals

@@ -56,6 +56,8 @@
 //	                             # SLO's quantile, else tps (closed) or p99 (open); the others are
 //	                             # exploratory, under Holm's correction
 //	  equivalence: 0.05          # margin δ: "equivalent within ±5 %" needs two one-sided tests to pass
+//	  calibrate: 4               # A/A runs of the first variant first (true: 4; default none); see Calibration
+//	  # calibrate: {runs: 4, adjust: true}   # adjust: raise repeats to the runs needed (at most 30)
 //
 //	variants:                    # default: one variant "baseline" with nothing to change
 //	  - name: sync-on
@@ -92,6 +94,26 @@
 //	  bracket_repeats: 3           # default: runs at each end of the interval, all agreeing
 //	  precision: 0.05              # default: stop bisecting when (high − low)/low ≤ 5 % (the search's resolution)
 //	  max_steps: 8                 # default: at most 8 bisection steps
+//
+// # Calibration
+//
+// protocol.calibrate (or --calibrate) makes A/A runs of the first variant
+// before the real runs, with the protocol's warm-up, window and injections
+// (Kalibera & Jones 2013: measure the machine's noise before choosing the
+// repeats). They are run directories in runs/ like the others, recorded in
+// experiment.json's calibration object (not in runs: no comparison, SLO or
+// checklist item counts them). From their values of the primary metric
+// (protocol.primary, else the SLO's quantile, else tps closed and p99 open)
+// it computes the run-to-run coefficient of variation, the sample standard
+// deviation of the logarithms (≈ sd/mean for small spreads), and the runs a
+// side that detect the equivalence margin δ (protocol.equivalence, default
+// 5 %) at 80 % power with the two-sided Mann-Whitney test at α = 0.05
+// (stats.RunsNeeded with δ = ln(1 + margin)). When protocol.repeats is
+// fewer, the runner warns, or with adjust raises the repeats (at most 30).
+// For tps it also splits the spread, from the runs' per-interval rates,
+// into the part a longer window averages away (within-run noise, with the
+// intervals' lag-1 autocorrelation) and the part it does not (between
+// runs), and says what CV a window twice as long would give.
 //
 // Top-level keys starting with "x-" are ignored: a place for YAML anchors
 // (&name, *name, and merge keys "<<: *name" work everywhere).

@@ -93,6 +93,7 @@ func keyTables() []keyTable {
 		loadSection().table(),
 		rampSection().table(),
 		protocolSection().table(),
+		calibrateSection().table(),
 		variantSection().table(),
 		injectionSection().table(),
 		sloSection("slo").table(),

@@ -45,8 +45,12 @@ type Record struct {
 	Interleave bool    `json:"interleave"`
 	Seed       uint64  `json:"seed"`
 
-	Variants    []VariantRecord   `json:"variants"`
-	Runs        []RunRecord       `json:"runs"`
+	Variants []VariantRecord `json:"variants"`
+	Runs     []RunRecord     `json:"runs"`
+	// Calibration is the A/A runs of the first variant made before the
+	// runs (protocol.calibrate, --calibrate) and what they measured; nil:
+	// none. Its runs are not in Runs.
+	Calibration *Calibration      `json:"calibration,omitempty"`
 	Comparisons []*compare.Report `json:"comparisons,omitempty"`
 	Ramp        []RampLevel       `json:"ramp,omitempty"`
 	Search      *capacity.Result  `json:"search,omitempty"`

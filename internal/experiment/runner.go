@@ -402,6 +402,12 @@ func (r *runner) protocol(ctx context.Context) error {
 	if s.Search != nil {
 		return r.search(ctx)
 	}
+	if s.Protocol.Calibrate.Runs > 0 && s.Load.Ramp == nil {
+		if err := r.calibrate(ctx); err != nil {
+			return err
+		}
+		s = r.spec // adjust may have raised the repeats
+	}
 	plan := r.order()
 	for i, p := range plan {
 		if err := ctx.Err(); err != nil {
@@ -464,6 +470,7 @@ type runPlan struct {
 	level           float64
 	injections      bool
 	noLimit         bool // no latency limit, whatever the spec says
+	calibration     bool // an A/A calibration run (Record.Calibration)
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.+-]+`)
@@ -577,21 +584,32 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 		Clients: p.clients, Rate: p.rate, Dir: rel, Seed: seed, Injected: injected}
 	if err != nil {
 		rr.Error = err.Error()
-		r.rec.Runs = append(r.rec.Runs, rr)
+		r.keep(rr, p.calibration)
 		r.rec.write(r.env.Dir)
 		return nil, fmt.Errorf("run %s: %w", name, err)
 	}
 	fillRunRecord(&rr, res)
-	r.rec.Runs = append(r.rec.Runs, rr)
+	out := r.keep(rr, p.calibration)
 	if err := r.rec.write(r.env.Dir); err != nil {
 		r.out("pgtrial: warning: %v", err)
 	}
-	out := &r.rec.Runs[len(r.rec.Runs)-1]
 	r.out("pgtrial: %s: %.1f tps, p50 %s ms, p99 %s ms%s", name, rr.TPS, format.Ms(rr.P50), format.Ms(rr.P99), skippedText(rr.SkippedShare))
 	if res.Interrupted {
 		return out, fmt.Errorf("run %s interrupted by %s", name, res.Reason)
 	}
 	return out, nil
+}
+
+// keep adds a run to the record: to its runs, or a calibration run to the
+// calibration's (left out of every comparison). It returns the record kept.
+func (r *runner) keep(rr RunRecord, calibration bool) *RunRecord {
+	if calibration && r.rec.Calibration != nil {
+		c := r.rec.Calibration
+		c.RunRecords = append(c.RunRecords, rr)
+		return &c.RunRecords[len(c.RunRecords)-1]
+	}
+	r.rec.Runs = append(r.rec.Runs, rr)
+	return &r.rec.Runs[len(r.rec.Runs)-1]
 }
 
 func skippedText(share float64) string {

@@ -29,7 +29,15 @@ const (
 	DefaultPrecision      = 0.05
 	DefaultMaxSteps       = 8
 	DefaultVariant        = "baseline"
-	DefaultBuiltin        = "tpcb-like"
+	// DefaultCalibrationRuns is the A/A runs of the first variant that
+	// protocol.calibrate (or --calibrate) makes when it gives no number.
+	DefaultCalibrationRuns = 4
+	// MinCalibrationRuns is the fewest calibration runs: two values give a
+	// standard deviation with one degree of freedom, which is no estimate.
+	MinCalibrationRuns = 3
+	// MaxAdjustedRepeats caps the repeats that calibrate's adjust sets.
+	MaxAdjustedRepeats = 30
+	DefaultBuiltin     = "tpcb-like"
 
 	// MinWindow is the shortest default window: 60 s, however short
 	// checkpoint_timeout is.
@@ -240,6 +248,19 @@ type Protocol struct {
 	// equivalence margin (0: stats.DefaultMargin).
 	Primary string
 	Margin  float64
+	// Calibrate is the A/A calibration before the runs (Runs 0: none).
+	Calibrate Calibrate
+}
+
+// Calibrate is protocol.calibrate (or --calibrate): Runs A/A runs of the
+// first variant, with the protocol's warm-up and window, before the real
+// runs, to measure the run-to-run spread of the primary metric and the
+// repeats a side that would detect the equivalence margin (calibrate.go).
+type Calibrate struct {
+	Runs int // 0: no calibration; else at least MinCalibrationRuns
+	// Adjust raises protocol.repeats to the runs needed (at most
+	// MaxAdjustedRepeats) when they are fewer; without it the runner warns.
+	Adjust bool
 }
 
 // PrimaryMetrics are the metrics protocol.primary may name.

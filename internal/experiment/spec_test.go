@@ -800,6 +800,7 @@ func TestDocShowsEveryKey(t *testing.T) {
 	collectDocs("injections", injectionSection().names(), func(i int) string { return injectionSection().keys[i].doc })
 	collectDocs("slo", sloSection("slo").names(), func(i int) string { return sloSection("slo").keys[i].doc })
 	collectDocs("search", searchSection().names(), func(i int) string { return searchSection().keys[i].doc })
+	collectDocs("protocol.calibrate", calibrateSection().names(), func(i int) string { return calibrateSection().keys[i].doc })
 	collectDocs("collect", collectSection().names(), func(i int) string { return collectSection().keys[i].doc })
 	tables := 0
 	for _, kt := range keyTables() {
@@ -811,7 +812,7 @@ func TestDocShowsEveryKey(t *testing.T) {
 			}
 		}
 	}
-	if tables != 13 || len(docs) < 50 {
+	if tables != 14 || len(docs) < 50 {
 		t.Errorf("%d tables, %d keys: a section is missing from keyTables", tables, len(docs))
 	}
 }

@@ -146,6 +146,52 @@ func protocolSection() section[Protocol] {
 		{name: "equivalence", doc: "the equivalence margin δ: a share such as 0.05 (±5 %)", dec: func(d *decoder, p *Protocol, e entry, path string, _ *fields) {
 			p.Margin, _ = d.positive(e.val, path, 0.5, "a share such as 0.05 (±5 %), above 0 and at most 0.5")
 		}},
+		{name: "calibrate", doc: "A/A runs of the first variant before the runs: true (4 runs), a number of runs, or {runs, adjust}", dec: func(d *decoder, p *Protocol, e entry, path string, _ *fields) {
+			d.calibrate(&p.Calibrate, e.val, path)
+		}},
+	}}
+}
+
+// calibrateRule is what protocol.calibrate's runs may be.
+const calibrateRule = "3 to 100 A/A runs of the first variant (default 4)"
+
+// calibrate decodes protocol.calibrate: true (DefaultCalibrationRuns),
+// false (none), a number of runs, or a mapping {runs, adjust}.
+func (d *decoder) calibrate(c *Calibrate, n *yaml.Node, path string) {
+	n = d.resolve(n)
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!bool":
+		var on bool
+		_ = n.Decode(&on)
+		*c = Calibrate{}
+		if on {
+			c.Runs = DefaultCalibrationRuns
+		}
+	case n.Kind == yaml.ScalarNode && (n.ShortTag() == "!!int" || n.ShortTag() == "!!float"):
+		if v, ok := d.integer(n, path, MinCalibrationRuns, 100, calibrateRule); ok {
+			c.Runs = int(v)
+		}
+	case n.Kind == yaml.MappingNode:
+		*c = Calibrate{Runs: DefaultCalibrationRuns}
+		calibrateSection().decode(d, n, path, "a mapping (runs, adjust)", c)
+	default:
+		d.problem(n, path, "expected true, false, a number of runs (%s) or a mapping (runs, adjust), got %s", calibrateRule, describe(n))
+	}
+}
+
+// calibrateSection is protocol.calibrate as a mapping.
+func calibrateSection() section[Calibrate] {
+	return section[Calibrate]{name: "protocol.calibrate", keys: []key[Calibrate]{
+		{name: "runs", doc: "A/A runs of the first variant (default 4, at least 3)", dec: func(d *decoder, c *Calibrate, e entry, path string, _ *fields) {
+			if v, ok := d.integer(e.val, path, MinCalibrationRuns, 100, calibrateRule); ok {
+				c.Runs = int(v)
+			}
+		}},
+		{name: "adjust", doc: "raise protocol.repeats to the runs needed (at most 30) instead of only warning", dec: func(d *decoder, c *Calibrate, e entry, path string, _ *fields) {
+			if v, ok := d.boolean(e.val, path); ok {
+				c.Adjust = v
+			}
+		}},
 	}}
 }
 
@@ -280,6 +326,9 @@ func (d *decoder) crossChecks(s *Spec) {
 			d.problem(key, "load.clients", "a ramp by clients sets the clients of each step: leave clients out")
 		}
 		l.Clients = 0
+	}
+	if key := d.marks["protocol.calibrate"]; key != nil && s.Protocol.Calibrate.Runs > 0 && (searchGiven || rampKey != nil) {
+		d.problem(key, "protocol.calibrate", "calibration measures the spread of runs at one load (rate or closed): a ramp or a capacity search has no such runs")
 	}
 	if key := d.marks["protocol.window"]; key != nil && rampKey != nil {
 		d.problem(key, "protocol.window", "a ramp measures each step for ramp.step_duration: give that instead of a window")

@@ -82,6 +82,14 @@ func experimentHeader(rec *experiment.Record) []string {
 	fmt.Fprintf(&b, ", seed %d", rec.Seed)
 	lines = append(lines, b.String())
 
+	if c := rec.Calibration; c != nil && c.Text != "" {
+		// The A/A runs made before the real runs (not in the comparisons);
+		// too few repeats are among the warnings.
+		lines = append(lines, c.Text)
+		if wt := c.WindowText(); wt != "" {
+			lines = append(lines, wt)
+		}
+	}
 	for _, inj := range rec.Injections {
 		l := "injection: " + inj.Kind
 		if inj.Table != "" {

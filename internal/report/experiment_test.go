@@ -159,3 +159,17 @@ func TestExperimentMarkdown(t *testing.T) {
 		"- calls/s, rows/s —: pg\\_stat\\_statements is not installed\n",
 	)
 }
+
+// TestExperimentCalibration: the calibration's sentence and its window
+// split are in the header, after the protocol's line.
+func TestExperimentCalibration(t *testing.T) {
+	rec := twoVariants()
+	rec.Calibration = experiment.Calibrated("a", "tps", []float64{1000, 1020, 980, 1010},
+		[][]float64{{990, 1010, 1000, 1005, 995}, {1015, 1025, 1020, 1018, 1022}, {985, 975, 980, 982, 978}, {1012, 1008, 1010, 1011, 1009}}, 0.05, 1)
+	out := text(t, Experiment(rec, "/tmp/x"))
+	wantAll(t, "the summary", out,
+		"seed 7\n  calibration: 4 runs of a: tps CV 1.7 %; detecting ±5 % needs 4 runs a side at 80 % power (the experiment has 1)\n"+
+			"  calibration: of tps CV 1.7 %, 0.2 % is within runs",
+		"most of the spread is between runs",
+	)
+}
