@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -205,11 +206,17 @@ collect: false
 	env, log := testEnv(t, url, nil)
 	rec := execute(t, spec, env, log)
 	c := rec.Calibration
-	if c == nil || c.RunsNeeded != 4 || c.Adjusted != 4 || c.Repeats != 1 || rec.Repeats != 4 || len(rec.Runs) != 4 || len(c.RunRecords) != 3 {
-		t.Fatalf("calibration %+v, repeats %d, %d runs\n%s", c, rec.Repeats, len(rec.Runs), log)
+	// The runs needed follow this machine's noise (CV 8–17 % seen here):
+	// check them against the formula, and the plan against them.
+	if c == nil || c.CV == nil || c.Repeats != 1 || len(c.RunRecords) != 3 {
+		t.Fatalf("calibration %+v\n%s", c, log)
 	}
-	if !strings.Contains(c.Text, "detecting ±50 % needs 4 runs a side at 80 % power (the experiment had 1: raised to 4)") {
-		t.Errorf("text %q", c.Text)
+	need := stats.RunsNeeded(*c.CV, math.Log1p(0.5), stats.DefaultAlpha, stats.DefaultPower)
+	if c.RunsNeeded != need || c.Adjusted != min(max(need, 1), 30) || rec.Repeats != c.Adjusted || len(rec.Runs) != c.Adjusted {
+		t.Fatalf("calibration %+v (RunsNeeded for CV %v: %d), repeats %d, %d runs\n%s", c, *c.CV, need, rec.Repeats, len(rec.Runs), log)
+	}
+	if want := fmt.Sprintf("detecting ±50 %% needs %d runs a side at 80 %% power (the experiment had 1: raised to %d)", need, c.Adjusted); !strings.Contains(c.Text, want) {
+		t.Errorf("text %q lacks %q", c.Text, want)
 	}
 	if spec.Protocol.Repeats != 1 {
 		t.Errorf("the caller's spec was changed: repeats %d", spec.Protocol.Repeats)

@@ -268,8 +268,11 @@ func TestConnectionStorm(t *testing.T) {
 			t.Fatalf("engine.Run: %v, want an InitialConnectError with SQLSTATE 53300", err)
 		}
 		// Slots 0 … 26 are taken (30 − 3 reserved); the 28th dial fails.
-		if ice.Client < 20 || ice.Client > 27 {
-			t.Errorf("client %d failed, want ≈ 27 (30 slots − 3 reserved)", ice.Client)
+		// Up to 32 dials are in flight, so the first refusal reported may be
+		// any of those after the 27th (CI saw client 31): the bound is
+		// 27 + 32.
+		if ice.Client < 20 || ice.Client >= 27+32 {
+			t.Errorf("client %d failed, want from about 27 (30 slots − 3 reserved) to 27 + 32 dials in flight", ice.Client)
 		}
 		if took >= 2*time.Second {
 			t.Errorf("the refusal ended the dials after %v, want under 2 s", took)
