@@ -267,6 +267,9 @@ type Metric struct {
 	ValuesA []*float64          `json:"values_a"`
 	ValuesB []*float64          `json:"values_b"`
 	Verdict stats.VerdictResult `json:"verdict"`
+	// Few lists the runs whose quantile (a latency metric's) rests on fewer
+	// than FewBeyond transactions beyond it, "A#2: 12 of 1210" (few.go).
+	Few []string `json:"few_beyond,omitempty"`
 	// PooledA and PooledB are the latency metrics' pooled figures (ms):
 	// the percentile of all the side's transactions, its runs' histograms
 	// merged (pooled.go); nil for other metrics or without histograms.
@@ -324,6 +327,7 @@ func Build(o Options, runsA, runsB []RunRef) *Report {
 	defs = append(defs, waits...)
 	rep.Metrics = judge(o, rep, defs, runsA, runsB)
 	addPooled(rep, runsA, runsB)
+	addFew(rep, runsA, runsB)
 	if i := slices.IndexFunc(rep.Metrics, func(m Metric) bool { return m.Metric == rep.Primary }); i >= 0 && len(o.Rounds) > 0 {
 		rep.Paired = paired(o, rep, &rep.Metrics[i], o.Rounds)
 	}

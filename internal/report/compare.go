@@ -179,7 +179,29 @@ func compareTable(rep *compare.Report) *Table {
 		}
 		t.Notes = append(t.Notes, "no pooled latency figures (the runs' histograms merged): "+strings.Join(why, "; "))
 	}
+	if few := compareFewLine(rep); few != "" {
+		t.Notes = append(t.Notes, few)
+	}
 	return t
+}
+
+// compareFewLine is the note of the quantiles that rest, in some runs, on
+// fewer than compare.FewBeyond transactions beyond them: "p99.9 rests on
+// fewer than 20 transactions beyond it in 3 runs (A#1: 12 of 12,010, …)";
+// "" when none does.
+func compareFewLine(rep *compare.Report) string {
+	var parts []string
+	for _, m := range rep.Metrics {
+		if len(m.Few) == 0 {
+			continue
+		}
+		parts = append(parts, fmt.Sprintf("%s in %d %s (%s)", m.Metric, len(m.Few), format.Plural(len(m.Few), "run", "runs"), strings.Join(m.Few, ", ")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("rests on fewer than %d transactions beyond it: %s; a handful of transactions decide such a quantile",
+		compare.FewBeyond, strings.Join(parts, "; "))
 }
 
 // hasPooled reports whether a side has pooled figures.

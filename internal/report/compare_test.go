@@ -169,3 +169,19 @@ func TestCompareEnvironment(t *testing.T) {
 		t.Errorf("a record without an environment:\n%s", out)
 	}
 }
+
+// TestCompareFewBeyond: quantiles resting on a handful of transactions in
+// some runs are named under the table.
+func TestCompareFewBeyond(t *testing.T) {
+	rep := sampleComparison()
+	for i := range rep.Metrics {
+		if rep.Metrics[i].Metric == "p99.9" {
+			rep.Metrics[i].Few = []string{"base#1: 4 of 4210", "new#2: 9 of 9001"}
+		}
+	}
+	wantAll(t, "report", text(t, Compare(rep)),
+		"rests on fewer than 20 transactions beyond it: p99.9 in 2 runs (base#1: 4 of 4210, new#2: 9 of 9001); a handful of transactions decide such a quantile\n")
+	if out := text(t, Compare(sampleComparison())); strings.Contains(out, "rests on fewer") {
+		t.Errorf("a note without few transactions:\n%s", out)
+	}
+}

@@ -32,6 +32,9 @@ func Experiment(rec *experiment.Record, dir string) *Doc {
 			v.Title = fmt.Sprintf("%s against %s (%d vs %d runs; primary metric %s, %d exploratory with Holm's correction):",
 				c.NameB, c.NameA, len(c.RunsB), len(c.RunsA), c.Primary, max(c.Tests-1, 0))
 		}
+		if few := compareFewLine(c); few != "" {
+			v.Lines = append(v.Lines, few)
+		}
 		d.Add(v)
 		if env := CompareEnvironment(c); env != nil {
 			d.Add(env)
