@@ -80,15 +80,7 @@ func shiftRank(m, n int, tail float64) (k int, achieved float64) {
 		for _, v := range c {
 			total += v
 		}
-		var cum float64
-		for u := 0; u < len(c); u++ {
-			if (cum+c[u])/total >= tail {
-				break
-			}
-			cum += c[u]
-			k = u + 1
-		}
-		return k, 1 - 2*cum/total
+		return tailRank(c, total, tail)
 	}
 	mf, nf := float64(m), float64(n)
 	sigma := math.Sqrt(mf * nf * (mf + nf + 1) / 12)
@@ -100,6 +92,23 @@ func shiftRank(m, n int, tail float64) (k int, achieved float64) {
 	// Coverage of [d_(k), d_(mn+1−k)] under the normal approximation with
 	// continuity correction: P₀(U ≤ k−1) ≈ Φ((k − ½ − mn/2)/σ).
 	return k, 1 - 2*distuv.UnitNormal.CDF((float64(k)-0.5-mf*nf/2)/sigma)
+}
+
+// tailRank is, for the null counts c of a statistic S = 0, 1, … (total
+// their sum), the largest k with P₀(S ≤ k−1) < tail and the achieved
+// coverage 1 − 2·P₀(S ≤ k−1) of the interval it bounds; k = 0 when
+// P₀(S ≤ 0) ≥ tail. ShiftCI (U) and SignedRankCI (W+) invert their tests
+// with it.
+func tailRank(c []float64, total, tail float64) (k int, achieved float64) {
+	var cum float64
+	for s := 0; s < len(c); s++ {
+		if (cum+c[s])/total >= tail {
+			break
+		}
+		cum += c[s]
+		k = s + 1
+	}
+	return k, 1 - 2*cum/total
 }
 
 // LogRatioCI is ShiftCI on the logarithms of strictly positive values, as a

@@ -250,17 +250,7 @@ func signedRankRank(n int, tail float64) (k int, achieved float64) {
 		for i := range w {
 			w[i] = i + 1
 		}
-		c := signedRankCounts(w)
-		total := math.Ldexp(1, n)
-		var cum float64
-		for s := 0; s < len(c); s++ {
-			if (cum+c[s])/total >= tail {
-				break
-			}
-			cum += c[s]
-			k = s + 1
-		}
-		return k, 1 - 2*cum/total
+		return tailRank(signedRankCounts(w), math.Ldexp(1, n), tail)
 	}
 	nf := float64(n)
 	m := nf * (nf + 1) / 2
