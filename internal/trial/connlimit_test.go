@@ -267,11 +267,12 @@ func TestConnectionStorm(t *testing.T) {
 		if !errors.As(err, &ice) || !errors.As(err, &pe) || pe.Code != "53300" {
 			t.Fatalf("engine.Run: %v, want an InitialConnectError with SQLSTATE 53300", err)
 		}
-		// Slots 0 … 26 are taken (30 − 3 reserved); the 28th dial fails.
-		// Up to 32 dials are in flight, so the first refusal reported may be
-		// any of those after the 27th (CI saw client 31): the bound is
-		// 27 + 32.
-		if ice.Client < 20 || ice.Client >= 27+32 {
+		// Slots 0 … 26 are free (30 − 3 reserved), so about the 28th dial
+		// fails. Which client is reported is not fixed: up to 32 dials are
+		// in flight (CI saw client 31), and backends of the subtests before
+		// this one may still hold slots while they exit (CI saw client 18).
+		// The bound is 27 + 32.
+		if ice.Client >= 27+32 {
 			t.Errorf("client %d failed, want from about 27 (30 slots − 3 reserved) to 27 + 32 dials in flight", ice.Client)
 		}
 		if took >= 2*time.Second {
