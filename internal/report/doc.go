@@ -16,6 +16,7 @@
 package report
 
 import (
+	"github.com/pgtrial/pgtrial/internal/report/chart"
 	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
@@ -32,7 +33,8 @@ func (d *Doc) Add(b ...Block) *Doc {
 	return d
 }
 
-// A Block is one part of a Doc: *Lines, *Table, *Checklist or *Notes.
+// A Block is one part of a Doc: *Lines, *Table, *Checklist, *Notes or
+// *Figure.
 type Block interface{ block() }
 
 // Lines are lines of text under an optional title. Text writers indent them
@@ -54,6 +56,9 @@ type Table struct {
 	Notes []string
 	// Attached tables follow the previous block without a blank line.
 	Attached bool
+	// Sortable tables can be sorted by a click on a column's head in HTML
+	// (figures sort by their number, "—" last).
+	Sortable bool
 }
 
 // A Cell is one formatted figure or label. A figure that is missing has
@@ -62,6 +67,9 @@ type Table struct {
 type Cell struct {
 	Text string
 	Why  string
+	// Link is a relative path the cell links to (a run's own report) in
+	// HTML and Markdown; "": none.
+	Link string
 }
 
 // Text is a cell of text.
@@ -93,7 +101,18 @@ type Notes struct {
 	Lines  []string
 }
 
+// A Figure is charts under a title: one chart, or linked panels (Time
+// charts of one Group) drawn one below the other. The text writer leaves
+// figures out; Markdown shows each chart as an image, charts/ID.svg beside
+// the report (WriteFiles writes them); HTML draws them in the page.
+type Figure struct {
+	Title  string
+	Charts []*chart.Chart
+	Notes  []string // lines under the figure (a legend, a caveat)
+}
+
 func (*Lines) block()     {}
 func (*Table) block()     {}
 func (*Checklist) block() {}
 func (*Notes) block()     {}
+func (*Figure) block()    {}

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"io"
 	"strings"
+
+	"github.com/pgtrial/pgtrial/internal/report/chart"
 )
 
 // WriteMarkdown writes d as GitHub-flavoured Markdown: the title as a
 // heading, block titles in bold, tables as pipe tables (cells escaped), the
-// checklist as a table, lines as a paragraph with hard breaks.
+// checklist as a table, lines as a paragraph with hard breaks, a figure's
+// charts as images at ChartPath (WriteFiles writes the SVG files there).
 func WriteMarkdown(w io.Writer, d *Doc) error {
 	bw := bufio.NewWriter(w)
 	if d.Title != "" {
@@ -30,7 +33,7 @@ func WriteMarkdown(w io.Writer, d *Doc) error {
 			}
 		case *Table:
 			mdTitle(bw, b.Title)
-			mdTable(bw, b.Head, textRows(b.Rows))
+			mdRawTable(bw, escapeAll(b.Head), mdLinkedRows(b.Rows))
 			if rs := missingReasons(b); len(rs) > 0 || len(b.Notes) > 0 {
 				bw.WriteString("\n")
 				for _, r := range append(rs, b.Notes...) {
@@ -48,6 +51,17 @@ func WriteMarkdown(w io.Writer, d *Doc) error {
 			for _, l := range b.Lines {
 				bw.WriteString("- " + mdInline(b.Prefix+l) + "\n")
 			}
+		case *Figure:
+			mdTitle(bw, b.Title)
+			for _, c := range b.Charts {
+				bw.WriteString("![" + mdInline(c.Title) + "](" + ChartPath(c) + ")\n")
+			}
+			if len(b.Notes) > 0 {
+				bw.WriteString("\n")
+				for _, l := range b.Notes {
+					bw.WriteString("- " + mdInline(l) + "\n")
+				}
+			}
 		}
 	}
 	return bw.Flush()
@@ -59,18 +73,24 @@ func mdTitle(w *bufio.Writer, title string) {
 	}
 }
 
-func textRows(rows [][]Cell) [][]string {
-	out := make([][]string, len(rows))
-	for i, row := range rows {
-		out[i] = make([]string, len(row))
-		for j, c := range row {
-			out[i][j] = c.Text
-		}
+func mdTable(w *bufio.Writer, head []string, rows [][]string) {
+	esc := make([][]string, len(rows))
+	for i, r := range rows {
+		esc[i] = escapeAll(r)
+	}
+	mdRawTable(w, escapeAll(head), esc)
+}
+
+func escapeAll(cells []string) []string {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		out[i] = mdCell(c)
 	}
 	return out
 }
 
-func mdTable(w *bufio.Writer, head []string, rows [][]string) {
+// mdRawTable writes a pipe table of cells already escaped.
+func mdRawTable(w *bufio.Writer, head []string, rows [][]string) {
 	n := len(head)
 	for _, r := range rows {
 		n = max(n, len(r))
@@ -83,7 +103,7 @@ func mdTable(w *bufio.Writer, head []string, rows [][]string) {
 		for i := range n {
 			c := ""
 			if i < len(cells) {
-				c = mdCell(cells[i])
+				c = cells[i]
 			}
 			w.WriteString(" " + c + " |")
 		}
@@ -96,6 +116,28 @@ func mdTable(w *bufio.Writer, head []string, rows [][]string) {
 	}
 }
 
+// mdLinkedRows are a table's rows as Markdown cells: escaped, and a cell
+// with a Link as a link to its relative path.
+func mdLinkedRows(rows [][]Cell) [][]string {
+	out := make([][]string, len(rows))
+	for i, row := range rows {
+		out[i] = make([]string, len(row))
+		for j, c := range row {
+			out[i][j] = mdCell(c.Text)
+			if c.Link != "" {
+				out[i][j] = "[" + out[i][j] + "](" + mdURL(c.Link) + ")"
+			}
+		}
+	}
+	return out
+}
+
+// mdURL is a relative path as a Markdown link destination: spaces and the
+// characters that would end or break it percent-encoded.
+var mdURLEscaper = strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "|", "%7C", "[", "%5B", "]", "%5D", "`", "%60")
+
+func mdURL(p string) string { return mdURLEscaper.Replace(p) }
+
 // mdInline escapes what Markdown would read as markup in running text.
 var mdEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "`", "\\`", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`, "|", `\|`)
 
@@ -105,3 +147,7 @@ func mdInline(s string) string { return mdEscaper.Replace(s) }
 func mdCell(s string) string {
 	return mdInline(strings.Join(strings.Fields(s), " "))
 }
+
+// ChartPath is where a chart's SVG file is, relative to the report:
+// charts/ID.svg.
+func ChartPath(c *chart.Chart) string { return "charts/" + c.ID + ".svg" }

@@ -20,10 +20,15 @@ func WriteText(w io.Writer, d *Doc) error {
 	if d.Title != "" {
 		bw.WriteString(d.Title + "\n")
 	}
-	for i, b := range d.Blocks {
-		if (i > 0 || d.Title != "") && separated(b) {
+	first := true
+	for _, b := range d.Blocks {
+		if _, ok := b.(*Figure); ok {
+			continue // a terminal shows no charts
+		}
+		if (!first || d.Title != "") && separated(b) {
 			bw.WriteString("\n")
 		}
+		first = false
 		switch b := b.(type) {
 		case *Lines:
 			if b.Title != "" {
