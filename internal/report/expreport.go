@@ -258,23 +258,24 @@ func (c *chartIDs) id(parts ...string) string {
 }
 
 // runMetric is a figure of a RunRecord that the dots charts show: the
-// comparisons' metric of the same name.
+// comparisons' metric of the same name. Always: drawn without a comparison.
 type runMetric struct {
 	name, label, unit string
+	always            bool
 	value             func(*experiment.RunRecord) float64
 }
 
 // runMetrics are the RunRecord's figures in the order of the comparisons'
-// metrics (compare's summary metrics); the first three are always drawn.
+// metrics (compare's summary metrics).
 var runMetrics = []runMetric{
-	{"tps", "tps", "tx/s", func(r *experiment.RunRecord) float64 { return r.TPS }},
-	{"p50", "response p50", "ms", func(r *experiment.RunRecord) float64 { return r.P50 }},
-	{"p99", "response p99", "ms", func(r *experiment.RunRecord) float64 { return r.P99 }},
-	{"p95", "response p95", "ms", func(r *experiment.RunRecord) float64 { return r.P95 }},
-	{"p99.9", "response p99.9", "ms", func(r *experiment.RunRecord) float64 { return r.P999 }},
-	{"max", "response max", "ms", func(r *experiment.RunRecord) float64 { return r.Max }},
-	{"skipped+dropped %", "skipped+dropped", "%", func(r *experiment.RunRecord) float64 { return 100 * r.SkippedShare }},
-	{"failed %", "failed", "%", func(r *experiment.RunRecord) float64 { return 100 * r.FailedShare }},
+	{"tps", "tps", "tx/s", true, func(r *experiment.RunRecord) float64 { return r.TPS }},
+	{"p50", "response p50", "ms", true, func(r *experiment.RunRecord) float64 { return r.P50 }},
+	{"p95", "response p95", "ms", false, func(r *experiment.RunRecord) float64 { return r.P95 }},
+	{"p99", "response p99", "ms", true, func(r *experiment.RunRecord) float64 { return r.P99 }},
+	{"p99.9", "response p99.9", "ms", false, func(r *experiment.RunRecord) float64 { return r.P999 }},
+	{"max", "response max", "ms", false, func(r *experiment.RunRecord) float64 { return r.Max }},
+	{"skipped+dropped %", "skipped+dropped", "%", false, func(r *experiment.RunRecord) float64 { return 100 * r.SkippedShare }},
+	{"failed %", "failed", "%", false, func(r *experiment.RunRecord) float64 { return 100 * r.FailedShare }},
 }
 
 // completed reports whether a run counts in the variant's figures: as the
@@ -283,7 +284,7 @@ func completed(r *experiment.RunRecord) bool { return r.Error == "" || r.TPS != 
 
 // variantDots is per metric a Dots chart of each variant's completed runs:
 // tps, p50 and p99, and the other metrics of RunRecord that a comparison
-// compares; nil when no run completed.
+// compares and that are not 0 in every run; nil when no run completed.
 func variantDots(rec *experiment.Record, ids *chartIDs) *Figure {
 	used := map[string]bool{}
 	for _, c := range rec.Comparisons {
@@ -296,22 +297,27 @@ func variantDots(rec *experiment.Record, ids *chartIDs) *Figure {
 	}
 	f := &Figure{Title: "runs per variant (each dot a run; median and range over the runs):"}
 	found := false
-	for i, m := range runMetrics {
-		if i >= 3 && !used[m.name] {
+	for _, m := range runMetrics {
+		if !m.always && !used[m.name] {
 			continue
 		}
 		ch := &chart.Chart{ID: ids.id("runs", m.name), Title: m.label + " per run", Kind: chart.Dots,
 			Y: chart.Axis{Label: m.label, Unit: m.unit}}
+		nonZero := false
 		for _, v := range rec.Variants {
 			g := chart.DotGroup{Label: v.Name, Values: chart.Values{}}
 			for j := range rec.Runs {
 				r := &rec.Runs[j]
 				if r.Variant == v.Name && completed(r) {
-					g.Values = append(g.Values, m.value(r))
-					found = true
+					x := m.value(r)
+					g.Values = append(g.Values, x)
+					found, nonZero = true, nonZero || x != 0
 				}
 			}
 			ch.Groups = append(ch.Groups, g)
+		}
+		if !m.always && !nonZero {
+			continue // a share that is 0 in every run (nothing skipped): no chart
 		}
 		for _, s := range rec.SLOs {
 			if strings.HasPrefix(s.SLO, m.name+" ") && m.unit == "ms" && s.LimitMs > 0 &&
@@ -801,7 +807,7 @@ func runsTable(rec *experiment.Record) *Table {
 		r := &rec.Runs[i]
 		name := Cell{Text: strconv.Itoa(r.N)}
 		if r.Dir != "" {
-			name.Text = path.Base(filepath.ToSlash(r.Dir))
+			name.Text = strings.TrimPrefix(path.Clean(filepath.ToSlash(r.Dir)), experiment.RunsDir+"/")
 			name.Link = runLink(r.Dir)
 		}
 		status := "completed"
