@@ -91,6 +91,9 @@ func ExperimentReport(dir string, rec *experiment.Record) (*Doc, error) {
 // (compare.Metric's ValuesA and ValuesB: each run's value, in the order of
 // the runs; a record without them gives the sides' sorted values).
 func CompareReport(rep *compare.Report) *Doc {
+	if rep == nil {
+		return &Doc{Title: "compare: no comparison"}
+	}
 	d := Compare(rep)
 	ids := &chartIDs{}
 	var figs []Block

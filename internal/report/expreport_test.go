@@ -49,9 +49,13 @@ func figures(t *testing.T, d *Doc) (map[string]*chart.Chart, []*chart.Chart) {
 	return byID, all
 }
 
-// chartOf is the chart whose ID starts with prefix, failing without one.
+// chartOf is the chart whose ID is prefix, else the first whose ID starts
+// with it, failing without one.
 func chartOf(t *testing.T, all []*chart.Chart, prefix string) *chart.Chart {
 	t.Helper()
+	if i := slices.IndexFunc(all, func(c *chart.Chart) bool { return c.ID == prefix }); i >= 0 {
+		return all[i]
+	}
 	for _, c := range all {
 		if strings.HasPrefix(c.ID, prefix) {
 			return c
@@ -490,6 +494,29 @@ func TestExperimentReportStallSpectrum(t *testing.T) {
 	}
 	md := checkMarkdown(t, d)
 	wantAll(t, "markdown", md, "no spectrum of the closed model's run (stall-closed)")
+}
+
+// TestStallRuns: the demo's stall variants; in an experiment with an
+// injection, its first completed closed and open runs (not a ramp's);
+// none without an injection or without both models.
+func TestStallRuns(t *testing.T) {
+	if c, o := stallRuns(demoRecord()); c == nil || c.Variant != experiment.DemoStallClosed || o.Variant != experiment.DemoStallOpen {
+		t.Errorf("demo: %v %v", c, o)
+	}
+	rec := &experiment.Record{Model: "open", Injections: []experiment.InjectionPlanned{{Kind: "lock", AtS: 5}},
+		Runs: []experiment.RunRecord{{N: 1, Phase: "step", Rate: 0}, {N: 2, Error: "refused"}, {N: 3, Rate: 100}, {N: 4}, {N: 5}}}
+	if c, o := stallRuns(rec); c == nil || c.N != 4 || o.N != 3 {
+		t.Errorf("experiment: %v %v", c, o)
+	}
+	rec.Runs = rec.Runs[:3]
+	if c, o := stallRuns(rec); c != nil || o != nil {
+		t.Errorf("one model: %v %v", c, o)
+	}
+	rec = demoRecord()
+	rec.Runs = rec.Runs[:len(rec.Runs)-1]
+	if c, o := stallRuns(rec); c != nil || o != nil {
+		t.Errorf("demo without the open stall run: %v %v", c, o)
+	}
 }
 
 // TestExperimentReportInterrupted: an interrupted experiment says so at
