@@ -1,7 +1,7 @@
 // pgtrial's report page: draws each chart from its JSON with uPlot (Time,
 // XY, Spectrum), counts the inline SVG ones (Forest, Dots), makes sortable
-// tables sort, and says when it is done: <html data-ready="1"> and
-// window.pgtrialReport = {charts, drawn, errors, markers} (DOM16.md).
+// tables sort, and says when it is done: the html element's data-ready
+// becomes 1 and window.pgtrialReport = {charts, drawn, errors, markers} (DOM16.md).
 (function () {
   "use strict";
   var report = { charts: 0, drawn: 0, errors: [], markers: [] };
@@ -64,7 +64,9 @@
   // with null where a series has no value.
   function align(series, xf) {
     var xs = series.length ? series[0].x : [];
-    var same = series.every(function (s) {
+    var asc = true;
+    for (var k = 1; k < xs.length; k++) if (!(xs[k] > xs[k - 1])) { asc = false; break; }
+    var same = asc && series.every(function (s) {
       if (s.x.length !== xs.length) return false;
       for (var i = 0; i < xs.length; i++) if (s.x[i] !== xs[i]) return false;
       return true;
@@ -196,7 +198,36 @@
     };
   }
 
-  function range(ax) {
+  // yRange: a Y scale's range from the data, widened to show the refs on
+  // it (an SLO above every value is still drawn) and 0 under stacked
+  // areas; the axis' Min and Max, when set, win.
+  function yRange(ax, refs, zero) {
+    ax = ax || {};
+    return function (u, dmin, dmax) {
+      var lo = dmin, hi = dmax;
+      refs.forEach(function (v) {
+        if (lo == null || v < lo) lo = v;
+        if (hi == null || v > hi) hi = v;
+      });
+      if (lo == null || hi == null) { lo = 0; hi = 1; }
+      if (zero && !ax.log) lo = Math.min(0, lo);
+      var r;
+      if (ax.log) {
+        if (lo <= 0) lo = hi > 0 ? hi / 1000 : 1;
+        if (hi <= lo) hi = lo * 10;
+        r = uPlot.rangeLog(lo, hi, 10, true);
+      } else {
+        if (hi <= lo) { hi = lo + 1; lo = zero ? lo : lo - 1; }
+        r = uPlot.rangeNum(lo, hi, 0.1, true);
+        if (lo >= 0 && r[0] < 0) r[0] = 0;
+      }
+      if (ax.min != null) r[0] = ax.min;
+      if (ax.max != null) r[1] = ax.max;
+      if (!(r[1] > r[0])) r[1] = r[0] + 1;
+      return r;
+    };
+  }
+  function xRange(ax) {
     if (!ax || (ax.min == null && ax.max == null)) return null;
     return function (u, dmin, dmax) {
       var lo = ax.min != null ? ax.min : dmin, hi = ax.max != null ? ax.max : dmax;
@@ -255,8 +286,7 @@
         width: 1.5,
         spanGaps: false,
         value: function (u, v, si, di) {
-          var r = di == null ? v : raw[si][di];
-          return withUnit(fmt(r), unit);
+          return fmt(di == null ? v : raw[si][di]);
         }
       };
       if (s.dash) o.dash = [6, 4];
@@ -275,18 +305,22 @@
 
     var scales = { x: { time: false } };
     if (c.x && c.x.log && !spectrum) scales.x.distr = 3;
-    var xr = spectrum ? null : range(c.x);
+    var xr = spectrum ? null : xRange(c.x);
     if (xr) scales.x.range = xr;
-    scales.y = {};
+    else if (c.kind === "xy" && series.some(function (s) { return s.points; })) {
+      // Points at the ends of the range are drawn whole.
+      scales.x.range = function (u, lo, hi) { return lo == null ? [0, 1] : uPlot.rangeNum(lo, hi, 0.05, false); };
+    }
+    var refVals = function (right) {
+      return (c.refs || []).filter(function (r) { return r.value != null && !!r.right === right; })
+        .map(function (r) { return r.value; });
+    };
+    var stackedOn = function (right) { return series.some(function (s) { return s.stack && !!s.right === right; }); };
+    scales.y = { range: yRange(c.y, refVals(false), stackedOn(false)) };
     if (c.y && c.y.log) scales.y.distr = 3;
-    var yr = range(c.y);
-    if (yr) scales.y.range = yr;
-    else if (!(c.y && c.y.log) && bands.length) scales.y.range = function (u, lo, hi) { return [Math.min(0, lo), hi]; };
     if (hasRight) {
-      scales.y2 = {};
+      scales.y2 = { range: yRange(c.y2, refVals(true), stackedOn(true)) };
       if (c.y2 && c.y2.log) scales.y2.distr = 3;
-      var y2r = range(c.y2);
-      if (y2r) scales.y2.range = y2r;
     }
 
     var xAxis = { label: spectrum ? "quantile" : axisLabel(c.x) || (c.kind === "time" ? "time (s)" : ""), size: 44 };
@@ -305,7 +339,14 @@
     var ov = overlays(c, fig);
     var group = c.kind === "time" ? c.group : "";
     var hooks = ov.hooks;
-    if (group) hooks.setScale = [onScale(group)];
+    // The X range shown is on the figure (data-x-min, data-x-max), for a
+    // test to see the linked zoom.
+    hooks.setScale = [function (u, key) {
+      if (key !== "x") return;
+      fig.setAttribute("data-x-min", String(u.scales.x.min));
+      fig.setAttribute("data-x-max", String(u.scales.x.max));
+    }];
+    if (group) hooks.setScale.push(onScale(group));
     var opts = {
       width: Math.max(320, holder.clientWidth || fig.clientWidth || 800),
       height: c.kind === "time" ? 220 : 300,
