@@ -41,7 +41,8 @@
   function axisLabel(ax) {
     if (!ax) return "";
     var l = ax.label || "";
-    if (ax.unit) l += (l ? " " : "") + "(" + ax.unit + ")";
+    // "active sessions (sessions)" says its unit twice: the label alone.
+    if (ax.unit && l.split(" ").indexOf(ax.unit) < 0) l += (l ? " " : "") + "(" + ax.unit + ")";
     return l;
   }
 
