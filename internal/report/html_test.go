@@ -17,8 +17,6 @@ import (
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
-const xss = `</script><img src=x onerror=alert(1)>`
-
 func renderHTML(t testing.TB, d *Doc) string {
 	t.Helper()
 	var buf bytes.Buffer
