@@ -67,6 +67,11 @@ func drawDots(c *chart.Chart) *frame {
 	lo, hi = fixRange(lo, hi, chart.Axis{Min: c.Y.Min, Max: c.Y.Max}, false, c.Y.Log)
 
 	f := newFrame(c, height)
+	f.add("median", lineThumb(medianStyle))
+	f.add("min–max", thumbFunc(func(c *draw.Canvas) {
+		x := c.Center().X
+		c.StrokeLine2(rangeStyle(grey), x, c.Min.Y, x, c.Max.Y)
+	}))
 	area := f.layout()
 	p := plot.New()
 	styleAxes(p)
@@ -86,7 +91,9 @@ func drawDots(c *chart.Chart) *frame {
 	if c.Y.Log {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, logTicks{}
 	}
-	p.Add(plotter.NewGrid())
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = nil
+	p.Add(grid)
 	p.Add(&refLines{refs: refs})
 	for i, cl := range cols {
 		if len(cl.vals) == 0 {
@@ -108,15 +115,21 @@ func drawDots(c *chart.Chart) *frame {
 			sc.GlyphStyle = draw.GlyphStyle{Color: alpha(clr, 0.8), Radius: 3.5, Shape: draw.CircleGlyph{}}
 			p.Add(sc)
 		}
-		if ln, err := plotter.NewLine(plotter.XYs{{X: x - 0.22, Y: med}, {X: x + 0.22, Y: med}}); err == nil {
-			ln.LineStyle = draw.LineStyle{Color: black, Width: 2.5}
+		if ln, err := plotter.NewLine(plotter.XYs{{X: x - medianHalf, Y: med}, {X: x + medianHalf, Y: med}}); err == nil {
+			ln.LineStyle = medianStyle
 			p.Add(ln)
 		}
 	}
 	p.Draw(area)
-	f.legend = nil
 	return f
 }
+
+// The median's bar: black, ±medianHalf columns wide.
+var medianStyle = draw.LineStyle{Color: black, Width: 2.5}
+
+const medianHalf = 0.14
+
+func rangeStyle(clr color.Color) draw.LineStyle { return draw.LineStyle{Color: clr, Width: 2} }
 
 // jitter is dot k of n's offset from its column's centre: the golden
 // ratio sequence over ±0.15 columns (deterministic, evenly spread).
@@ -132,7 +145,7 @@ func jitter(k, n int) float64 {
 // rangeLine is a vertical line from lo to hi at x.
 func rangeLine(p *plot.Plot, x, lo, hi float64, clr color.Color) {
 	if ln, err := plotter.NewLine(plotter.XYs{{X: x, Y: lo}, {X: x, Y: hi}}); err == nil {
-		ln.LineStyle = draw.LineStyle{Color: clr, Width: 2}
+		ln.LineStyle = rangeStyle(clr)
 		p.Add(ln)
 	}
 }

@@ -80,7 +80,7 @@ func drawForest(c *chart.Chart) *frame {
 			sty = boldSty
 		}
 		labels[i] = fit(sty, clean(r.Label), forestLabelMax)
-		labelW = max(labelW, sty.Width(labels[i]))
+		labelW = max(labelW, textWidth(sty, labels[i]))
 	}
 	plotC := draw.Crop(area, labelW+8, -forestVerdictCol, 0, 0)
 

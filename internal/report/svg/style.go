@@ -128,16 +128,24 @@ func clean(s string) string {
 	return b.String()
 }
 
+// widthSlack: text is measured in Liberation Sans (Arial's metrics) but a
+// viewer without it draws a fallback such as DejaVu Sans, up to 15 %
+// wider; layout decisions measure with this margin.
+const widthSlack = 1.15
+
+// textWidth is s's width in sty, with the slack.
+func textWidth(sty text.Style, s string) vg.Length { return sty.Width(s) * widthSlack }
+
 // fit shortens s with an ellipsis until it is at most w wide in sty.
 func fit(sty text.Style, s string, w vg.Length) string {
-	if sty.Width(s) <= w {
+	if textWidth(sty, s) <= w {
 		return s
 	}
 	r := []rune(s)
 	for len(r) > 0 {
 		r = r[:len(r)-1]
 		t := strings.TrimRight(string(r), " ") + "…"
-		if sty.Width(t) <= w {
+		if textWidth(sty, t) <= w {
 			return t
 		}
 	}
@@ -155,7 +163,7 @@ func wrap(sty text.Style, s string, w vg.Length, lines int) []string {
 		if cur != "" {
 			next = cur + " " + word
 		}
-		if sty.Width(next) <= w || cur == "" {
+		if textWidth(sty, next) <= w || cur == "" {
 			cur = next
 			continue
 		}

@@ -146,7 +146,7 @@ func (f *frame) drawLegend(area draw.Canvas) vg.Length {
 	maxW := area.Size().X
 	for _, e := range f.legend {
 		name := fit(sty, e.name, maxW/2)
-		w := thumbW + 4 + sty.Width(name)
+		w := thumbW + 4 + textWidth(sty, name)
 		if x > area.Min.X && x+w > area.Max.X {
 			x, y = area.Min.X, y-lineH
 		}

@@ -218,6 +218,15 @@ func drawXY(c *chart.Chart) *frame {
 	if spectrum {
 		xlo, xhi = 0, math.Max(1, math.Ceil(xr.hi-1e-6))
 	} else {
+		if c.Kind != chart.Time && xhi > xlo { // XY: room for the end points
+			if c.X.Log {
+				r := math.Pow(xhi/xlo, 0.03)
+				xlo, xhi = xlo/r, xhi*r
+			} else {
+				d := 0.03 * (xhi - xlo)
+				xlo, xhi = xlo-d, xhi+d
+			}
+		}
 		xlo, xhi = fixRange(xlo, xhi, c.X, false, c.X.Log)
 	}
 
@@ -342,14 +351,23 @@ func drawXY(c *chart.Chart) *frame {
 		plots[0].Draw(plotArea)
 		return f
 	}
-	// Two panels: the bottom one smaller, data areas aligned by plot.Align.
-	rows := make([][]*plot.Plot, len(plots))
-	for k, p := range plots {
-		rows[k] = []*plot.Plot{p}
+	// Two panels: the upper 60 % of the height, the lower the rest; their
+	// data areas start at the same X (the wider Y axis' width).
+	gap := vg.Length(8)
+	h0 := (plotArea.Size().Y - gap) * 0.6
+	cs := []draw.Canvas{
+		draw.Crop(plotArea, 0, 0, plotArea.Size().Y-h0, 0),
+		draw.Crop(plotArea, 0, 0, 0, -(h0 + gap)),
 	}
-	cs := plot.Align(rows, draw.Tiles{Rows: len(plots), Cols: 1, PadY: 8}, plotArea)
+	left0 := plots[0].DataCanvas(cs[0]).Min.X
+	left1 := plots[1].DataCanvas(cs[1]).Min.X
+	if left0 < left1 {
+		cs[0] = draw.Crop(cs[0], left1-left0, 0, 0, 0)
+	} else {
+		cs[1] = draw.Crop(cs[1], left0-left1, 0, 0, 0)
+	}
 	for k, p := range plots {
-		p.Draw(cs[k][0])
+		p.Draw(cs[k])
 	}
 	return f
 }
@@ -523,7 +541,7 @@ func (e *eventLabels) Plot(c draw.Canvas, p *plot.Plot) {
 		}
 		last = x
 		sty.Color = markerColor(v.kind)
-		s = fit(sty, s, min(c.Size().Y-6, 140))
+		s = fit(sty, s, min(c.Size().Y-6, 170))
 		pt := vg.Point{X: x - 1.5, Y: c.Max.Y - 3}
 		if x-c.Min.X < 11 { // at the left edge: the label right of the line
 			pt.X = x + 10
