@@ -136,6 +136,10 @@ func (f *frame) layout() draw.Canvas {
 	return area
 }
 
+// maxLegendLines: a legend wraps to at most this many lines, then says
+// how many entries it left out (the plot keeps its room).
+const maxLegendLines = 3
+
 // drawLegend lays the entries out left to right, wrapping, under the
 // title; it returns the top of what is left below.
 func (f *frame) drawLegend(area draw.Canvas) vg.Length {
@@ -144,9 +148,15 @@ func (f *frame) drawLegend(area draw.Canvas) vg.Length {
 	lineH := sty.Height("Mg") + 3
 	x, y := area.Min.X, area.Max.Y-lineH
 	maxW := area.Size().X
-	for _, e := range f.legend {
+	more := "+99 more"
+	for i, e := range f.legend {
 		name := fit(sty, e.name, maxW/2)
 		w := thumbW + 4 + textWidth(sty, name)
+		if x > area.Min.X && x+w > area.Max.X-textWidth(sty, more) && y <= area.Max.Y-maxLegendLines*lineH {
+			// the last line is full: say how many are left out
+			f.dc.FillText(sty, vg.Point{X: x, Y: y + 2}, fmt.Sprintf("+%d more", len(f.legend)-i))
+			break
+		}
 		if x > area.Min.X && x+w > area.Max.X {
 			x, y = area.Min.X, y-lineH
 		}

@@ -266,6 +266,22 @@ func TestMismatchedAndBadValues(t *testing.T) {
 	}
 }
 
+// TestLongLegend: 40 series wrap the legend to 3 lines and say how many
+// are left out; the plot keeps its room.
+func TestLongLegend(t *testing.T) {
+	c := &chart.Chart{Kind: chart.Time}
+	for i := range 40 {
+		c.Series = append(c.Series, chart.Series{Name: fmt.Sprintf("wait event number %d", i), X: chart.Values{0, 1}, Y: chart.Values{1, float64(i)}, Stack: "w"})
+	}
+	s, _ := renderOK(t, c)
+	if !strings.Contains(s, " more<") {
+		t.Errorf("no \"+N more\" in a legend of 40")
+	}
+	if strings.Contains(s, "wait event number 39") {
+		t.Errorf("all 40 entries in the legend")
+	}
+}
+
 // TestStackedArea: the second layer of a stack lies on the first: its top
 // is the sum, and both are filled.
 func TestStackedArea(t *testing.T) {
@@ -432,7 +448,11 @@ func TestWriteSamples(t *testing.T) {
 	one.ID, one.Y2 = "timeline-one-panel", nil
 	hostile := dotsChart()
 	hostile.ID, hostile.Title = "hostile", xss
-	for _, c := range []*chart.Chart{timeChart(3600), one, spectrumChart(), forestChart(), many, dotsChart(), xyChart(), empty, hostile} {
+	long := &chart.Chart{ID: "legend-long", Title: "Waits by type", Kind: chart.Time, Y: chart.Axis{Label: "active sessions"}}
+	for i := range 40 {
+		long.Series = append(long.Series, chart.Series{Name: fmt.Sprintf("wait event %d", i), X: chart.Values{0, 60, 120}, Y: chart.Values{1, float64(i % 5), 2}, Stack: "w"})
+	}
+	for _, c := range []*chart.Chart{long, timeChart(3600), one, spectrumChart(), forestChart(), many, dotsChart(), xyChart(), empty, hostile} {
 		var b bytes.Buffer
 		if err := Render(&b, c); err != nil {
 			t.Fatal(err)
