@@ -47,6 +47,7 @@ type capacityOptions struct {
 	json           bool
 	quiet          bool
 	force          bool
+	noReport       bool
 }
 
 // Limits of the flags, as the experiment file's keys have them.
@@ -164,6 +165,7 @@ func newCapacityCommand(info BuildInfo) *cobra.Command {
 	f.StringVar(&o.dir, "dir", "", "directory of the search (default ./pgtrial-runs/<time>-capacity)")
 	f.BoolVar(&o.json, "json", false, "print experiment.json on stdout instead of the text summary")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
+	f.BoolVar(&o.noReport, "no-report", false, "do not write the reports (report.html, report.md) of the search and its runs")
 	f.BoolVar(&o.force, "force", false, "start although the server's postgresql.auto.conf holds an experiment's unrestored values (pgtrial.unrestored; see pgtrial experiment --restore)")
 	return cmd
 }
@@ -366,6 +368,7 @@ func runCapacity(ctx context.Context, o *capacityOptions, spec *experiment.Spec,
 		json:       o.json,
 		quiet:      o.quiet,
 		force:      o.force,
+		noReport:   o.noReport,
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Execute(ctx, spec, env)
 		},

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/pgtrial/pgtrial/internal/compare"
 	"github.com/pgtrial/pgtrial/internal/experiment"
@@ -93,8 +94,13 @@ the comparison's: at least 4 runs a side, and the runs interleaved in time (A B 
 comparisons, one per variant compared). Exit status: 0 when the comparison was made
 (whatever it found); 1 bad input (missing or unreadable directories, runs that differ).`
 
+// defaultCompareOptions are compare's flags before the command line.
+func defaultCompareOptions() *compareOptions {
+	return &compareOptions{nameA: "A", nameB: "B", seed: 1, top: compare.DefaultTop}
+}
+
 func newCompareCommand() *cobra.Command {
-	o := &compareOptions{nameA: "A", nameB: "B", seed: 1, top: compare.DefaultTop}
+	o := defaultCompareOptions()
 	cmd := &cobra.Command{
 		Use:   "compare [flags] A_DIR... -- B_DIR...",
 		Short: "Compare runs of A and B: medians, ranges, ratio with its interval, rank test, verdict",
@@ -117,6 +123,14 @@ func newCompareCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
+	addCompareFlags(f, o)
+	f.BoolVar(&o.json, "json", false, "print the comparison as JSON on stdout")
+	return cmd
+}
+
+// addCompareFlags defines the flags that choose and compare the runs, which
+// `compare` and `report A -- B` share.
+func addCompareFlags(f *pflag.FlagSet, o *compareOptions) {
 	f.StringArrayVar(&o.a, "a", nil, "a run (or experiment) directory of A; repeatable (instead of the arguments)")
 	f.StringArrayVar(&o.b, "b", nil, "a run (or experiment) directory of B; repeatable")
 	f.StringVar(&o.nameA, "name-a", o.nameA, "what A is called in the output")
@@ -126,8 +140,6 @@ func newCompareCommand() *cobra.Command {
 	f.StringVar(&o.primary, "primary", "", "the metric the comparison is about, tested at α = 0.05 (tps, p50, p95, p99, p99.9, max, \"failed %\", …; default: tps for closed runs, p99 for open runs); the others are exploratory, with Holm's correction")
 	f.Float64Var(&o.margin, "margin", stats.DefaultMargin, "equivalence margin: \"equivalent\" needs the change inside ±margin (a share: 0.05 is ±5 %)")
 	f.Uint64Var(&o.seed, "seed", o.seed, "a seed recorded in the report")
-	f.BoolVar(&o.json, "json", false, "print the comparison as JSON on stdout")
-	return cmd
 }
 
 // compareSides splits the command line into A's and B's directories: --a

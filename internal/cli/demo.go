@@ -12,13 +12,14 @@ import (
 )
 
 type demoOptions struct {
-	full    bool
-	scale   int
-	clients int
-	dir     string
-	json    bool
-	quiet   bool
-	force   bool
+	full     bool
+	scale    int
+	clients  int
+	dir      string
+	json     bool
+	quiet    bool
+	force    bool
+	noReport bool
 }
 
 const demoLong = `demo shows the honest method on the throwaway local cluster in about 3 minutes
@@ -35,8 +36,10 @@ const demoLong = `demo shows the honest method on the throwaway local cluster in
      in an open-model run at 60 % of the ceiling: the closed model hides it (its clients
      stop sending), the open model's p99 shows it.
 
-Then the checklist and where the run directories are. --full uses the seed's lengths
-(120 s warm-up, 120 s windows, a 60 s stall run; about 30 minutes).`
+Then the checklist and where the run directories are, and last the path of the demo's
+report.html (the page with the three-level table and chart and the stall comparison;
+--no-report: none). --full uses the seed's lengths (120 s warm-up, 120 s windows, a
+60 s stall run; about 30 minutes).`
 
 func newDemoCommand(info BuildInfo) *cobra.Command {
 	o := &demoOptions{scale: 20, clients: 8}
@@ -57,6 +60,7 @@ func newDemoCommand(info BuildInfo) *cobra.Command {
 	f.StringVar(&o.dir, "dir", "", "directory of the demo's runs (default ./pgtrial-runs/<time>-demo)")
 	f.BoolVar(&o.json, "json", false, "print experiment.json instead of the report")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
+	f.BoolVar(&o.noReport, "no-report", false, "do not write the reports (report.html, report.md) of the demo and its runs")
 	f.BoolVar(&o.force, "force", false, "start although the server's postgresql.auto.conf holds an experiment's unrestored values (pgtrial.unrestored; see pgtrial experiment --restore)")
 	return cmd
 }
@@ -81,6 +85,7 @@ func runDemo(ctx context.Context, o *demoOptions, info BuildInfo, stdout, stderr
 		json:     o.json,
 		quiet:    o.quiet,
 		force:    o.force,
+		noReport: o.noReport,
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Demo(ctx, cfg, env)
 		},

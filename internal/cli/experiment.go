@@ -18,13 +18,14 @@ import (
 
 // experimentOptions are `pgtrial experiment`'s flags.
 type experimentOptions struct {
-	dir     string
-	url     string
-	check   bool
-	json    bool
-	quiet   bool
-	force   bool
-	restore string
+	dir      string
+	url      string
+	check    bool
+	json     bool
+	quiet    bool
+	force    bool
+	noReport bool
+	restore  string
 	// calibrate is --calibrate: "" (the file's protocol.calibrate), warn,
 	// adjust or off; calibrateRuns --calibrate-runs (0: the file's or 4).
 	calibrate     string
@@ -68,6 +69,10 @@ kill -9, "pgtrial experiment --restore DIR" puts back what restore.json records
 the target can be restarted; else it says so), runs the teardown SQL, marks
 experiment.json ended and interrupted, and removes restore.json (a second
 --restore says there is nothing to restore).
+
+At the end (also when it ended early) the reports: DIR/report.html and DIR/report.md,
+and each run's own in its directory; the path of DIR/report.html is the last line
+(--no-report: none; "pgtrial report DIR" writes them later).
 
 The summary shows each variant's figures as median (min–max) over its repeats,
 each variant against the first with the ratio of medians, its bootstrap interval
@@ -128,6 +133,7 @@ func newExperimentCommand(info BuildInfo) *cobra.Command {
 	f.BoolVar(&o.json, "json", false, "print experiment.json on stdout instead of the text summary")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
 	f.BoolVar(&o.force, "force", false, "start although the server's postgresql.auto.conf holds another experiment's unrestored values (pgtrial.unrestored)")
+	f.BoolVar(&o.noReport, "no-report", false, "do not write the reports (report.html, report.md) of the experiment and its runs")
 	f.StringVar(&o.calibrate, "calibrate", "", "A/A runs of the first variant first, to measure the run-to-run spread and the repeats needed: `warn` (the default when given without a value) warns when the repeats are fewer, adjust raises them, off skips the file's protocol.calibrate")
 	f.Lookup("calibrate").NoOptDefVal = "warn"
 	f.IntVar(&o.calibrateRuns, "calibrate-runs", 0, "calibration runs (default 4, at least 3); implies --calibrate")
@@ -187,6 +193,7 @@ func runExperiment(ctx context.Context, o *experimentOptions, file string, info 
 		json:       o.json,
 		quiet:      o.quiet,
 		force:      o.force,
+		noReport:   o.noReport,
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Execute(ctx, spec, env)
 		},
@@ -241,6 +248,7 @@ type experimentJob struct {
 	json       bool                    // experiment.json instead of text
 	quiet      bool                    // no status line
 	force      bool                    // start despite another experiment's marker (Env.Force)
+	noReport   bool                    // no report.html and report.md at the end
 	run        func(context.Context, experiment.Env) (*experiment.Record, error)
 	text       func(io.Writer, *experiment.Record, string) error // the text report
 }
@@ -297,6 +305,15 @@ func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, std
 		}
 	} else if terr := j.text(stdout, rec, dir); terr != nil {
 		return terr
+	}
+	// The reports of what was made, also when it ended early; the path
+	// last (on stderr with --json).
+	if !j.noReport {
+		w := stdout
+		if j.json {
+			w = stderr
+		}
+		endReport(w, stderr, func() (report.Written, error) { return writeExperimentReports(dir, rec, stderr) })
 	}
 	if err != nil {
 		return &exitError{code: exitRunFail, err: fmt.Errorf("the %s ended early: %w; the runs made are in %s", j.what, err, filepath.Join(dir, experiment.RunsDir))}

@@ -47,6 +47,7 @@ type runOptions struct {
 	runDir          string
 	json            bool
 	quiet           bool
+	noReport        bool
 	continueOnError bool
 	collect         collectOptions
 }
@@ -139,6 +140,10 @@ pg_service.conf, PGPASSWORD or .pgpass, PGSSLMODE and the rest of it); else the 
 cluster "default" ("pgtrial local"), which is created and started if needed. The first
 line on stderr says which target and why.
 
+Reports: at the end, report.html and report.md (charts in charts/) in the run
+directory, also of an interrupted run, and their path as the last line (--no-report:
+none; "pgtrial report DIR" writes them later).
+
 Output: the summary per script and in total (committed, tps, response/service/lag
 percentiles in ms, skipped, dropped, failed by class, retried, with their shares,
 target versus achieved rate) and the run directory (default
@@ -224,6 +229,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.StringVar(&o.runDir, "run-dir", "", "run directory (default ./pgtrial-runs/<time>-<workload>)")
 	f.BoolVar(&o.json, "json", false, "print the summary as JSON on stdout (nothing else goes to stdout)")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
+	f.BoolVar(&o.noReport, "no-report", false, "do not write report.html and report.md into the run directory (pgtrial report writes them later)")
 	o.collect.addFlags(f)
 	// -h stays help here: run has no -h/--host (use the URL).
 	return cmd
@@ -353,6 +359,15 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		if err := report.WriteText(stdout, report.Run(runView(plan, o, tgt, r, dirPath))); err != nil {
 			return err
 		}
+	}
+	// The reports, also of an interrupted or failed run; the path last
+	// (on stderr with --json, whose stdout is JSON only).
+	if !o.noReport {
+		w := stdout
+		if o.json {
+			w = stderr
+		}
+		endReport(w, stderr, func() (report.Written, error) { return writeRunReport(dirPath) })
 	}
 
 	switch {
