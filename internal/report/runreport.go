@@ -64,13 +64,14 @@ type runReport struct {
 	statements []results.StatementRow
 	errs       map[string]error // file name → why it could not be read
 
-	zero                      time.Time // the run's clock zero: X = 0 of every chart
-	warmStart, measure, end   time.Time // phases (zero when unknown)
-	interval                  float64   // the timeline's interval, s (median gap)
-	summaryFromLog            bool      // run.json had no summary: computed from latency.hlog
-	measuredIntervals         int       // intervals of latency.hlog in the measured window
-	unfinished                bool      // no EndedAt or no Summary: crashed or killed
-	failureClasses            []string  // classes of the first-error events
+	zero                    time.Time // the run's clock zero: X = 0 of every chart
+	warmStart, measure, end time.Time // phases (zero when unknown)
+	interval                float64   // the timeline's interval, s (median gap)
+	summaryFromLog          bool      // run.json had no summary: computed from latency.hlog
+	measuredIntervals       int       // intervals of latency.hlog in the measured window
+	unfinished              bool      // no EndedAt or no Summary: crashed or killed
+	failureClasses          []string  // classes of the first-error events
+	merged                  *merged   // latency.hlog's measured intervals merged by tag (measuredHists)
 }
 
 // read reads every file of the directory and places the run on its clock.

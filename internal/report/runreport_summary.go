@@ -26,6 +26,25 @@ func (r *runReport) scriptNames() []string {
 // interval's span. A window that is not known (no phase at all) takes every
 // interval. ok is false when the log could not be read or holds none.
 func (r *runReport) measuredHists() (hists map[string]*hdrhistogram.Histogram, from, to time.Time, n int, ok bool) {
+	if r.merged == nil {
+		m := &merged{}
+		m.hists, m.from, m.to, m.n, m.ok = r.mergeHists()
+		r.merged = m
+		r.latency = nil // merged: let the intervals go
+	}
+	m := r.merged
+	return m.hists, m.from, m.to, m.n, m.ok
+}
+
+// merged is measuredHists' result, computed once.
+type merged struct {
+	hists    map[string]*hdrhistogram.Histogram
+	from, to time.Time
+	n        int
+	ok       bool
+}
+
+func (r *runReport) mergeHists() (hists map[string]*hdrhistogram.Histogram, from, to time.Time, n int, ok bool) {
 	if len(r.latency) == 0 {
 		return nil, from, to, 0, false
 	}
@@ -36,8 +55,22 @@ func (r *runReport) measuredHists() (hists map[string]*hdrhistogram.Histogram, f
 	ww := results.Window{From: w.From.Add(-time.Millisecond), To: w.To.Add(time.Millisecond)}
 	hists = map[string]*hdrhistogram.Histogram{}
 	totalTag := metrics.TagTotal + "/" + metrics.KindResp
+	// The tags the report shows: the total's three kinds, and every kind of
+	// the scripts only when run.json has no summary (merging costs).
+	want := map[string]bool{}
+	for _, k := range []string{metrics.KindResp, metrics.KindService, metrics.KindLag} {
+		want[metrics.TagTotal+"/"+k] = true
+	}
+	names := r.scriptNames()
+	for _, tag := range metrics.ScriptTags(names, len(names)) {
+		want[tag+"/"+metrics.KindResp] = true
+		if r.run.Summary == nil {
+			want[tag+"/"+metrics.KindService] = true
+			want[tag+"/"+metrics.KindLag] = true
+		}
+	}
 	for _, e := range r.latency {
-		if e.Hist == nil || (w.Known() && !ww.Holds(e.End, e.End.Sub(e.Start))) {
+		if e.Hist == nil || !want[e.Tag] || (w.Known() && !ww.Holds(e.End, e.End.Sub(e.Start))) {
 			continue
 		}
 		h := hists[e.Tag]

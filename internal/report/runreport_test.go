@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -407,7 +408,7 @@ func BenchmarkRunReportHour(b *testing.B) {
 		StallAt: 20 * time.Minute, StallFor: 10 * time.Second}); err != nil {
 		b.Fatal(err)
 	}
-	var size int64
+	var size, charts int64
 	for b.Loop() {
 		d, err := RunReport(dir)
 		if err != nil {
@@ -422,6 +423,21 @@ func BenchmarkRunReportHour(b *testing.B) {
 			b.Fatal(err)
 		}
 		size = fi.Size()
+		charts = 0
+		for _, blk := range d.Blocks {
+			if f, ok := blk.(*Figure); ok {
+				for _, c := range f.Charts {
+					data, err := json.Marshal(c)
+					if err != nil {
+						b.Fatal(err)
+					}
+					charts += int64(len(data))
+				}
+			}
+		}
 	}
 	b.ReportMetric(float64(size), "html-bytes")
+	// The charts' JSON, which the HTML page embeds: a lower bound of its
+	// size whatever the writer (the HTML writer may be a stub).
+	b.ReportMetric(float64(charts), "chart-json-bytes")
 }
