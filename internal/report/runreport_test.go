@@ -441,3 +441,28 @@ func BenchmarkRunReportHour(b *testing.B) {
 	// size whatever the writer (the HTML writer may be a stub).
 	b.ReportMetric(float64(charts), "chart-json-bytes")
 }
+
+// A run.json whose command line still holds a password (one written by
+// hand, or by an older pgtrial) is redacted again on the way into the
+// report.
+func TestRunReportRedactsAgain(t *testing.T) {
+	dir := writeRun(t, resultstest.Options{Duration: 10 * time.Second})
+	path := filepath.Join(dir, results.RunFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := strings.Replace(string(data), "host=db user=bench dbname=bench", "host=db user=bench password=hunter2 dbname=bench", 1)
+	raw = strings.Replace(raw, `"--rate"`, `"postgres://bench:hunter2@db/bench", "--rate"`, 1)
+	if raw == string(data) {
+		t.Fatal("the command line is not where the test expects it")
+	}
+	if err := os.WriteFile(path, []byte(raw), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	all := allText(makeReport(t, dir))
+	if strings.Contains(all, "hunter2") {
+		t.Errorf("the password reaches the report:\n%s", all)
+	}
+	wantAll(t, "report", all, "command:   pgtrial run --url 'host=db user=bench dbname=bench' postgres://bench@db/bench --rate 200")
+}
