@@ -150,7 +150,7 @@ func TestExperimentMarkdown(t *testing.T) {
 		"| variant | runs | tps | p50 ms | p95 ms | p99 ms | p99.9 ms | skipped+dropped % |\n",
 		"| a | 1 | 499.5 | 1.50 | 3.00 | 4980 | 5010 | 0.1 |\n",
 		"**b against a (1 vs 1 runs; primary metric tps, 2 exploratory with Holm's correction)**\n",
-		"| pass | interleaved | a b |\n",
+		"| pass | interleaved |  | a b |\n",
 		"- warning: a warning\n",
 	)
 	reason := "pg_stat_statements is not installed"

@@ -44,9 +44,9 @@ func WriteMarkdown(w io.Writer, d *Doc) error {
 			mdTitle(bw, b.Title)
 			rows := make([][]string, len(b.Items))
 			for j, c := range b.Items {
-				rows[j] = []string{c.Status, c.Name, c.Message}
+				rows[j] = []string{c.Status, c.Name, checkValue(c.Value), c.Message}
 			}
-			mdTable(bw, []string{"status", "item", "what it means"}, rows)
+			mdTable(bw, []string{"status", "item", "value", "what it means"}, rows)
 		case *Notes:
 			for _, l := range b.Lines {
 				bw.WriteString("- " + mdInline(b.Prefix+l) + "\n")

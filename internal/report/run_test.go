@@ -121,7 +121,7 @@ func TestRunMarkdown(t *testing.T) {
 		"| response | 1.200 | 3.400 | 5.000 | 12.500 | 30.250 | 41.000 |\n",
 		`| 0 | 1990 | 0.001 | 0.050 | 0 | 0 | \\set aid random(1, 100000 \* :scale) |`,
 		"- skipped 6 (0.10 %), dropped 0 (0.00 %), failed 3 (0.05 %) \\[serialization 2, deadlock 1\\]",
-		"| warn | open\\_model\\_latency | lag |\n",
+		"| warn | open\\_model\\_latency |  | lag |\n",
 		"run directory: pgtrial-runs/20260102-030405-tpcb-like\n",
 	)
 }

@@ -151,30 +151,7 @@ func (r *runReport) checklist() []Block {
 	items := make([]results.Check, len(r.run.Checks))
 	for i, c := range r.run.Checks {
 		c.Message = redact(c.Message)
-		if v := checkValue(c.Value); v != "" {
-			c.Message += " [value: " + v + "]"
-		}
 		items[i] = c
 	}
 	return []Block{&Checklist{Title: runChecklistTitle, Items: items}}
-}
-
-// checkValue is a Check.Value as text: a number with three significant
-// digits, a string as it is, "" for none.
-func checkValue(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case float64:
-		return format.Sig3(x)
-	case int:
-		return strconv.Itoa(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case string:
-		return x
-	case bool:
-		return strconv.FormatBool(x)
-	}
-	return fmt.Sprint(v)
 }
