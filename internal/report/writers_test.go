@@ -48,7 +48,7 @@ func TestWriteMarkdown(t *testing.T) {
 		"select-only on h:1/db  \nwarm-up 1 s\n",
 		"**ramp**\n\n| level | tps | calls/s |\n| --- | --- | --- |\n| 1 | 100.0 | — |\n",
 		"- calls/s —: pg\\_stat\\_statements is not installed in database postgres\n",
-		"| pass | warmup | ok \\| fine |\n",
+		"| pass | warmup |  | ok \\| fine |\n",
 		"- warning: a &lt;b&gt; warning\n",
 	)
 }
