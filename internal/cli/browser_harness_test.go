@@ -111,7 +111,9 @@ func TestBrowserHarness(t *testing.T) {
 			t.Errorf("the faulty page's problems do not say %q:\n%s", want, joined)
 		}
 	}
-	if slices.ContainsFunc(q.Dialogs(), func(d string) bool { return strings.Contains(d, "inline handler") || strings.Contains(d, "without hash") }) {
+	if slices.ContainsFunc(q.Dialogs(), func(d string) bool {
+		return strings.Contains(d, "inline handler") || strings.Contains(d, "without hash")
+	}) {
 		t.Errorf("a script the CSP forbids ran: %v", q.Dialogs())
 	}
 	// The CSP's refusals are console errors too (a page of ours with a
@@ -119,7 +121,6 @@ func TestBrowserHarness(t *testing.T) {
 	if !strings.Contains(joined, "Content Security Policy") {
 		t.Errorf("the CSP's refusals are not among the problems:\n%s", joined)
 	}
-
 
 	// Without a CSP the page's requests reach the interception: each is
 	// recorded and failed.

@@ -301,9 +301,12 @@ func openReport(t *testing.T, path string) *loadedPage {
 
 	evalCtx, cancelEval := context.WithTimeout(ctx, 10*time.Second)
 	defer cancelEval()
-	if rep, err := chromedp.Run(evalCtx, chromedp.Evaluate[*reportState](`window.pgtrialReport`)); err != nil || rep == nil {
+	switch rep, err := chromedp.Run(evalCtx, chromedp.Evaluate[*reportState](`window.pgtrialReport`)); {
+	case err != nil:
 		p.ReportErr = fmt.Sprintf("window.pgtrialReport: %v", err)
-	} else {
+	case rep == nil:
+		p.ReportErr = "window.pgtrialReport is not set"
+	default:
 		p.Report = rep
 	}
 	figs, err := chromedp.Run(evalCtx, chromedp.Evaluate[[]figureState](figuresJS))
@@ -323,7 +326,7 @@ func openReport(t *testing.T, path string) *loadedPage {
 	t.Logf("screenshot of %s: %s", path, p.Screenshot)
 	if dir := os.Getenv("PGTRIAL_SCREENSHOTS"); dir != "" {
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
-			keep := filepath.Join(dir, screenshotName(t.Name())+".png")
+			keep := filepath.Join(dir, screenshotName(t.Name()+"-"+filepath.Base(path))+".png")
 			if err := os.WriteFile(keep, shot, 0o644); err != nil {
 				t.Errorf("PGTRIAL_SCREENSHOTS: %v", err)
 			} else {
