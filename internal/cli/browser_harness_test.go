@@ -43,6 +43,7 @@ func fakePage(script, extraBody string) string {
 <figure class="chart" id="chart-t1" data-kind="time"></figure>
 <script type="application/json" id="data-t1">{"y":[10,60,30,80]}</script>
 <ul class="markers"><li data-kind="stall">lock on pgbench_branches (at 6.0 s)</li></ul>
+<table class="checklist"><tr data-status="pass"><td>window</td></tr><tr data-status="warn"><td>repeats</td></tr></table>
 <figure class="chart" id="chart-f1" data-kind="forest"><svg xmlns="http://www.w3.org/2000/svg" width="100" height="20"><line x1="0" y1="10" x2="100" y2="10" stroke="black"/></svg></figure>
 ` + extraBody + `
 <script>` + script + `</script>
@@ -71,6 +72,7 @@ func TestBrowserHarness(t *testing.T) {
 	if text := evalIn[string](t, p, `document.body.innerText`); !strings.Contains(text, "<img src=x onerror=alert(1)>") {
 		t.Errorf("the escaped text is not shown: %q", text)
 	}
+	checkChecklist(t, p)
 	if fi, err := os.Stat(p.Screenshot); err != nil || fi.Size() == 0 {
 		t.Errorf("screenshot %s: %v", p.Screenshot, err)
 	}

@@ -299,7 +299,7 @@ func openReport(t *testing.T, path string) *loadedPage {
 		time.Sleep(50 * time.Millisecond)
 	}
 
-	evalCtx, cancelEval := context.WithTimeout(ctx, 10*time.Second)
+	evalCtx, cancelEval := context.WithTimeout(ctx, 20*time.Second)
 	defer cancelEval()
 	switch rep, err := chromedp.Run(evalCtx, chromedp.Evaluate[*reportState](`window.pgtrialReport`)); {
 	case err != nil:
@@ -421,6 +421,28 @@ func checkReportPage(t *testing.T, p *loadedPage) {
 	}
 	if p.Report != nil {
 		t.Logf("%s: %d charts, %d drawn, %d markers, ready after %v", p.URL, p.Report.Charts, p.Report.Drawn, len(p.Report.Markers), p.ReadyAfter.Round(time.Millisecond))
+	}
+}
+
+// checklistJS counts the checklist's rows by data-status (DOM16: <table
+// class="checklist"> with <tr data-status="pass|warn|fail">); any other
+// status counts under its own name.
+const checklistJS = `(() => { const n = {}; for (const tr of document.querySelectorAll('table.checklist tr[data-status]')) { const s = tr.dataset.status; n[s] = (n[s] || 0) + 1; } return n; })()`
+
+// checkChecklist fails the test unless the page has a checklist whose rows
+// are all pass, warn or fail.
+func checkChecklist(t *testing.T, p *loadedPage) {
+	t.Helper()
+	n := evalIn[map[string]int](t, p, checklistJS)
+	rows := 0
+	for s, c := range n {
+		if s != "pass" && s != "warn" && s != "fail" {
+			t.Errorf(`%d checklist rows with data-status=%q`, c, s)
+		}
+		rows += c
+	}
+	if rows == 0 {
+		t.Errorf(`no table.checklist with tr[data-status] rows`)
 	}
 }
 

@@ -98,6 +98,7 @@ injections: [{at: 6s, kind: lock, table: pgbench_branches, duration: 4s}]
 	w := writeReport(t, runDir, doc)
 	p := openReport(t, w.HTML)
 	checkReportPage(t, p)
+	checkChecklist(t, p)
 	if got := stallMarkers(p); len(got) == 0 {
 		var all []reportMarker
 		if p.Report != nil {
@@ -134,7 +135,9 @@ variants: [{name: wm4, settings: {work_mem: 4MB}}, {name: wm8, settings: {work_m
 			t.Fatal(err)
 		}
 		w := writeReport(t, expDir, doc)
-		checkReportPage(t, openReport(t, w.HTML))
+		p := openReport(t, w.HTML)
+		checkReportPage(t, p)
+		checkChecklist(t, p)
 	})
 
 	t.Run("compare", func(t *testing.T) {
