@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Installs what some integration tests use when present and skip without: the
 # pg_wait_sampling extension for the system's PostgreSQL (internal/collect's profile
-# source) and prometheus-node-exporter (the OS collector compared with /proc). Debian
-# packages, as root, only when missing; the node_exporter service is not started (the test
-# starts its own on loopback). Quiet unless something fails. Usage: ensure-test-extras.sh BINDIR
+# source), prometheus-node-exporter (the OS collector compared with /proc) and chromium
+# (the report pages' browser tests in internal/cli, which call this script without BINDIR
+# when no browser is found). Debian packages, as root, only when missing; the
+# node_exporter service is not started (the test starts its own on loopback). Quiet unless
+# something fails. Usage: ensure-test-extras.sh [BINDIR] (without BINDIR, PostgreSQL's
+# extension is left out)
 set -euo pipefail
-bindir=${1:?usage: ensure-test-extras.sh BINDIR (PostgreSQL server binaries)}
-major=$("$bindir/postgres" --version | sed -E 's/.* ([0-9]+)(\.[0-9]+)*.*/\1/')
-libdir=$("$bindir/pg_config" --pkglibdir 2>/dev/null || echo "/usr/lib/postgresql/$major/lib")
+bindir=${1:-}
 want=()
-[ -e "$libdir/pg_wait_sampling.so" ] || want+=("postgresql-$major-pg-wait-sampling")
+if [ -n "$bindir" ]; then
+	major=$("$bindir/postgres" --version | sed -E 's/.* ([0-9]+)(\.[0-9]+)*.*/\1/')
+	libdir=$("$bindir/pg_config" --pkglibdir 2>/dev/null || echo "/usr/lib/postgresql/$major/lib")
+	[ -e "$libdir/pg_wait_sampling.so" ] || want+=("postgresql-$major-pg-wait-sampling")
+fi
 command -v prometheus-node-exporter >/dev/null || [ -x /usr/bin/prometheus-node-exporter ] || want+=(prometheus-node-exporter)
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || want+=(chromium)
 [ ${#want[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ]; then
 	echo "ensure-test-extras: not root; the tests that need ${want[*]} will skip" >&2
