@@ -148,12 +148,15 @@ func waitsTable(waits []results.WaitShare) *Table {
 	return t
 }
 
+// statementsTitle heads the evidence's statements table.
+const statementsTitle = "statements by total time:"
+
 // statementsTable is the statements by total execution time: share of the
 // window's execution time, calls, mean ms, shared blocks hit and read per
 // call, and the query's text on one line, redacted (a run.json of an older
 // pgtrial kept it as the server gave it).
 func statementsTable(sts []results.StatementCost) *Table {
-	t := &Table{Attached: true, Title: "statements by total time:",
+	t := &Table{Attached: true, Title: statementsTitle,
 		Head: []string{"share", "calls", "mean ms", "hit/call", "read/call", "query"}}
 	for _, st := range sts {
 		t.AddRow(format.Share(st.Share), strconv.FormatInt(st.Calls, 10), format.MsFixed(st.MeanMs),

@@ -44,7 +44,7 @@ func ExperimentReport(dir string, rec *experiment.Record) (*Doc, error) {
 	var after []anchored
 	if rec.Model == "demo" {
 		d = Demo(rec, dir)
-		if f := demoFigure(rec, ids); f != nil {
+		if f := demoFigure(dir, rec, ids); f != nil {
 			after = append(after, anchored{at: titlePrefix(demoLevelsTitle), blocks: []Block{f}})
 		}
 	} else {
@@ -348,6 +348,9 @@ func compareDots(rep *compare.Report, ids *chartIDs) *Figure {
 		if len(a) == 0 && len(b) == 0 {
 			continue
 		}
+		if !slices.ContainsFunc(a, nonZero) && !slices.ContainsFunc(b, nonZero) {
+			continue // 0 in every run of both sides (nothing skipped, nothing failed): nothing to see
+		}
 		label := metricName(m)
 		f.Charts = append(f.Charts, &chart.Chart{ID: ids.id("runs", m.Metric), Title: label + " per run", Kind: chart.Dots,
 			Y:      chart.Axis{Label: label, Unit: m.Unit},
@@ -358,6 +361,8 @@ func compareDots(rep *compare.Report, ids *chartIDs) *Figure {
 	}
 	return f
 }
+
+func nonZero(v float64) bool { return v != 0 }
 
 // runValues are a side's runs' values of a metric: the per-run values
 // without the runs that have none, or the summary's sorted values when there
@@ -609,7 +614,7 @@ func searchFigure(r *capacity.Result, ids *chartIDs) *Figure {
 // level's target rate (the fraction of the ceiling in a record without
 // rates), each repeat a point and the medians a line, as seeds/000 draws
 // them; nil when no level completed a run.
-func demoFigure(rec *experiment.Record, ids *chartIDs) *Figure {
+func demoFigure(dir string, rec *experiment.Record, ids *chartIDs) *Figure {
 	type level struct {
 		f          float64
 		rates      []float64
@@ -663,7 +668,31 @@ func demoFigure(rec *experiment.Record, ids *chartIDs) *Figure {
 		}
 		ch.Series = append(ch.Series, dots, line)
 	}
+	if limit := demoLatencyLimit(dir, rec); limit > 0 {
+		ch.Refs = append(ch.Refs, chart.Ref{Value: limit, Label: "-L " + format.Ms(limit) + " ms: later transactions are skipped"})
+	}
 	return &Figure{Title: "open model: latency at the three load levels (points: repeats; lines: medians):", Charts: []*chart.Chart{ch}}
+}
+
+// demoLatencyLimit is the latency limit (-L, ms) of the demo's open-model
+// runs, from the first level run's run.json; 0 when none says.
+func demoLatencyLimit(dir string, rec *experiment.Record) float64 {
+	for _, f := range experiment.DemoFractions() {
+		for i := range rec.Runs {
+			r := &rec.Runs[i]
+			if r.Variant != experiment.DemoLevel(f) || r.Dir == "" {
+				continue
+			}
+			rd := r.Dir
+			if !filepath.IsAbs(rd) {
+				rd = filepath.Join(dir, rd)
+			}
+			if run, err := results.Load(rd); err == nil {
+				return run.Model.LatencyLimitMs
+			}
+		}
+	}
+	return 0
 }
 
 // stallRuns are the stall comparison's runs: the demo's stall-closed and

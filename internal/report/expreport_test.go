@@ -548,19 +548,31 @@ func TestExperimentReportInterrupted(t *testing.T) {
 func TestCompareReport(t *testing.T) {
 	rep := sampleComparison()
 	d := CompareReport(rep)
-	_, all := figures(t, d)
+	byID, all := figures(t, d)
 	forest := chartOf(t, all, "forest-new-vs-base")
 	if len(forest.Rows) != len(rep.Metrics)-2 || !forest.Rows[0].Primary || forest.Rows[0].Label != "response "+rep.Primary {
 		t.Errorf("forest rows %+v", forest.Rows)
 	}
 	for _, m := range rep.Metrics {
-		c := chartOf(t, all, (&chartIDs{}).id("runs", m.Metric))
-		var a chart.Values
+		var a, b chart.Values
 		for _, v := range m.ValuesA {
 			if v != nil {
 				a = append(a, *v)
 			}
 		}
+		for _, v := range m.ValuesB {
+			if v != nil {
+				b = append(b, *v)
+			}
+		}
+		id := (&chartIDs{}).id("runs", m.Metric)
+		if !slices.ContainsFunc(a, nonZero) && !slices.ContainsFunc(b, nonZero) {
+			if _, ok := byID[id]; ok {
+				t.Errorf("%s is 0 in every run, yet has a dots chart", m.Metric)
+			}
+			continue
+		}
+		c := chartOf(t, all, id)
 		if c.Kind != chart.Dots || c.Groups[0].Label != "base" || !slices.Equal(c.Groups[0].Values, a) || len(c.Groups[1].Values) != len(rep.RunsB) {
 			t.Errorf("%s dots %+v, want A %v", m.Metric, c.Groups, a)
 		}

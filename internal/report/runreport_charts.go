@@ -63,8 +63,8 @@ func (r *runReport) tpsPanel() (*chart.Chart, string) {
 		x[i], tps[i], p50[i], p99[i], lag[i] = row.Elapsed, row.TPS, row.ResponseP50, row.ResponseP99, row.LagP99
 	}
 	c := &chart.Chart{ID: "timeline-tps", Title: "throughput and latency per interval",
-		Y:  chart.Axis{Label: "throughput", Unit: "tx/s"},
-		Y2: &chart.Axis{Label: "latency", Unit: "ms"},
+		Y:  chart.Axis{Label: "tps", Unit: "tx/s", Min: bound(0)},
+		Y2: &chart.Axis{Label: "latency", Unit: "ms", Min: bound(0)},
 		Series: []chart.Series{
 			{Name: "tps", X: x, Y: tps},
 			{Name: "response p50", X: x, Y: p50, Right: true},
@@ -213,13 +213,17 @@ func (r *runReport) walPanel() (*chart.Chart, string) {
 		return nil, "(" + results.ServerFile + " has no WAL counters, or " + results.TimelineFile + " no transactions, in any interval)"
 	}
 	return &chart.Chart{ID: "timeline-wal", Title: "WAL per transaction and full-page images",
-		Y:  chart.Axis{Label: "WAL per transaction", Unit: "B"},
-		Y2: &chart.Axis{Label: "full-page images of WAL records", Unit: "%"},
+		Y:  chart.Axis{Label: "WAL per tx", Unit: "B", Min: bound(0)},
+		Y2: &chart.Axis{Label: "FPI share", Unit: "%", Min: bound(0), Max: bound(100)},
 		Series: []chart.Series{
 			{Name: "WAL bytes per transaction", X: x, Y: perTx},
 			{Name: "FPI share", X: x, Y: fpi, Right: true, Dash: true},
 		}}, ""
 }
+
+// bound is an axis' fixed end (chart.Axis.Min, Max): shares and counts
+// start at 0, shares end at 100 %.
+func bound(v float64) *float64 { return &v }
 
 // committedAt is the committed transactions of timeline.csv's interval
 // whose end is nearest to elapsed, within half an interval.
@@ -251,10 +255,8 @@ func (r *runReport) cpuPanel() (*chart.Chart, string) {
 	for i, o := range r.osRows {
 		x[i], us[i], sy[i], wa[i], st[i], rq[i] = o.ElapsedS, o.US, o.SY, o.WA, o.ST, o.R
 	}
-	hundred := 100.0
-	zero := 0.0
 	return &chart.Chart{ID: "timeline-cpu", Title: "CPU of the server's machine and run queue",
-		Y:  chart.Axis{Label: "CPU", Unit: "%", Min: &zero, Max: &hundred},
+		Y:  chart.Axis{Label: "CPU", Unit: "%", Min: bound(0), Max: bound(100)},
 		Y2: &chart.Axis{Label: "run queue", Unit: "tasks"},
 		Series: []chart.Series{
 			{Name: "us", X: x, Y: us, Stack: "cpu"},

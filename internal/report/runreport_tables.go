@@ -135,7 +135,16 @@ func (r *runReport) evidenceBlocks() []Block {
 		}
 		return []Block{&Lines{Title: "evidence", Lines: []string{format.Missing + " (run.json has no evidence of the measured window: " + why + ")"}}}
 	}
-	return EvidenceBlocks(r.run.Evidence, r.run.Collectors)
+	// The statements have their own sortable table above; the evidence's
+	// "statements by total time" would repeat it.
+	var out []Block
+	for _, b := range EvidenceBlocks(r.run.Evidence, r.run.Collectors) {
+		if t, ok := b.(*Table); ok && t.Title == statementsTitle {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
 }
 
 // checklist is run.json's checklist with the number behind each item (the
