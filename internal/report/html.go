@@ -97,7 +97,10 @@ type htmlNotes struct {
 }
 
 type htmlFigure struct {
-	Title   string
+	Title string
+	// Grid: the charts are small inline SVGs (several Dots charts, one
+	// per metric) laid out in columns rather than one under the other.
+	Grid    bool
 	Charts  []htmlChart
 	Markers []htmlMarker // deduplicated across the figure's panels
 	Notes   []string
@@ -317,7 +320,11 @@ func buildNotes(n *Notes) *htmlNotes {
 }
 
 func buildFigure(f *Figure) (*htmlFigure, error) {
-	out := &htmlFigure{Title: f.Title, Notes: f.Notes}
+	out := &htmlFigure{Title: f.Title, Notes: f.Notes, Grid: gridFigure(f)}
+	size := inlineSize
+	if out.Grid {
+		size = gridSize
+	}
 	seen := map[htmlMarker]bool{}
 	for _, c := range f.Charts {
 		if c == nil {
@@ -329,7 +336,7 @@ func buildFigure(f *Figure) (*htmlFigure, error) {
 		}
 		hc := htmlChart{ID: c.ID, Kind: string(c.Kind), Title: c.Title, Note: c.Note, Group: c.Group, Data: template.JS(data)}
 		if c.Kind == chart.Forest || c.Kind == chart.Dots {
-			s, err := inlineSVG(c)
+			s, err := inlineSVG(c, size)
 			if err != nil {
 				hc.Error = err.Error()
 			} else {
@@ -359,17 +366,45 @@ func buildFigure(f *Figure) (*htmlFigure, error) {
 	return out, nil
 }
 
+// The inline SVG charts' sizes (px of the SVG's viewBox; the page scales
+// the image to the column's width): a chart alone 880 wide, so at the
+// page's 1068 px its 10–11 px text reads at 12–13 px; a chart in a grid
+// of two columns 420 × 260 (about 525 px wide on the page).
+var (
+	inlineSize = svg.Size{Width: 880}
+	gridSize   = svg.Size{Width: 420, Height: 260}
+)
+
+// gridFigure reports whether f's charts go in a grid: two or more, every
+// one a Dots chart (small; a Forest or a uPlot chart needs the width).
+func gridFigure(f *Figure) bool {
+	n := 0
+	for _, c := range f.Charts {
+		if c == nil {
+			continue
+		}
+		if c.Kind != chart.Dots {
+			return false
+		}
+		n++
+	}
+	return n >= 2
+}
+
 // svgXMLNS are the namespace declarations of a standalone SVG document,
 // which inline SVG in HTML does not need.
 var svgXMLNS = regexp.MustCompile(`\s+xmlns(:xlink)?="http://www\.w3\.org/(2000/svg|1999/xlink)"`)
 
 // inlineSVG is svg.Render's document as an element of the page: from its
 // <svg on, without the namespace declarations HTML does not need (so the
-// page holds no URL). svg escapes every label it writes; were it not to,
-// the page's CSP would still run no script of it.
-func inlineSVG(c *chart.Chart) (template.HTML, error) {
+// page holds no URL), drawn without its title (the figure's caption says
+// it) at the size given. svg escapes every label it writes; were it not
+// to, the page's CSP would still run no script of it.
+func inlineSVG(c *chart.Chart, size svg.Size) (template.HTML, error) {
+	untitled := *c
+	untitled.Title = ""
 	var buf bytes.Buffer
-	if err := svg.Render(&buf, c); err != nil {
+	if err := svg.RenderSize(&buf, &untitled, size); err != nil {
 		return "", fmt.Errorf("svg: %w", err)
 	}
 	s := buf.String()
@@ -542,6 +577,9 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 {{- with .Figure}}
 <section class="figure">
 {{- if .Title}}<h2>{{.Title}}</h2>{{end}}
+{{- if .Grid}}
+<div class="chart-grid">
+{{- end}}
 {{- range .Charts}}
 <figure class="chart" id="chart-{{.ID}}" data-kind="{{.Kind}}"{{if .Group}} data-group="{{.Group}}"{{end}}{{if .SVG}} data-drawn="svg"{{end}}{{if .Error}} data-error="{{.Error}}"{{end}}>
 <figcaption>{{.Title}}</figcaption>
@@ -551,6 +589,9 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!doctype html>
 {{- end}}
 <script type="application/json" id="data-{{.ID}}">{{.Data}}</script>
 </figure>
+{{- end}}
+{{- if .Grid}}
+</div>
 {{- end}}
 {{- if .Markers}}
 <ul class="markers">{{range .Markers}}<li data-kind="{{.Kind}}">{{.Text}}</li>{{end}}</ul>

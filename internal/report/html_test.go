@@ -376,7 +376,7 @@ func htmlSampleDoc() *Doc {
 		chart.Series{Name: "IO", X: xs, Y: wave(2, .8, 2, false), Stack: "w"})
 	wal := panel("wal", "WAL per transaction and FPI share", chart.Axis{Label: "WAL", Unit: "B/tx"},
 		chart.Series{Name: "WAL", X: xs, Y: wave(900, 200, 0, false)}, chart.Series{Name: "FPI share", X: xs, Y: wave(30, 10, 1, false), Right: true})
-	wal.Y2 = &chart.Axis{Label: "FPI", Unit: "%"}
+	wal.Y2 = &chart.Axis{Label: "full-page images of WAL records", Unit: "%"}
 	cpu := panel("cpu", "OS CPU", chart.Axis{Label: "CPU", Unit: "%"},
 		chart.Series{Name: "us", X: xs, Y: wave(40, 5, 0, false), Stack: "cpu"}, chart.Series{Name: "sy", X: xs, Y: wave(10, 2, 1, false), Stack: "cpu"},
 		chart.Series{Name: "wa", X: xs, Y: wave(5, 2, 2, false), Stack: "cpu"}, chart.Series{Name: "st", X: xs, Y: wave(1, .5, 3, false), Stack: "cpu"})
@@ -435,5 +435,58 @@ func TestHTMLSample(t *testing.T) {
 	}
 	if err := os.WriteFile(path, []byte(renderHTML(t, htmlSampleDoc())), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHTMLInlineSVG: an inline SVG chart's title is the figure's caption
+// only (not drawn again inside the image, nor its <title>), and the image
+// is drawn wide enough to scale to the page with readable text.
+func TestHTMLInlineSVG(t *testing.T) {
+	forest := &chart.Chart{ID: "forest", Title: "B against A: the ratio", Kind: chart.Forest, X: chart.Axis{Log: true},
+		Rows: []chart.Row{{Label: "tps", Estimate: 1.1, Lo: 1.05, Hi: 1.15, Outcome: "differs", Verdict: "B is faster"}}}
+	page := renderHTML(t, (&Doc{Title: "compare"}).Add(&Figure{Title: "metric by metric", Charts: []*chart.Chart{forest}}))
+	shown := jsonScript.ReplaceAllString(page, "") // the chart's JSON has its title too
+	if n := strings.Count(shown, "B against A: the ratio"); n != 1 {
+		t.Errorf("the chart's title is shown %d times, want once (the caption)", n)
+	}
+	if !strings.Contains(page, "<figcaption>B against A: the ratio</figcaption>") {
+		t.Error("no caption")
+	}
+	if !strings.Contains(page, `<svg width="880"`) || !strings.Contains(page, `viewBox="0 0 880 `) {
+		t.Error("the inline SVG is not drawn 880 wide with its viewBox")
+	}
+	if strings.Contains(page, "<div class=\"chart-grid\">") {
+		t.Error("a figure of one forest in a grid")
+	}
+}
+
+// TestHTMLDotsGrid: a figure of several Dots charts (one per metric) lays
+// them out in a grid, each drawn small; one Dots chart alone, or one among
+// other kinds, is not in a grid.
+func TestHTMLDotsGrid(t *testing.T) {
+	dots := func(id string) *chart.Chart {
+		return &chart.Chart{ID: id, Title: id + " per run", Kind: chart.Dots, Y: chart.Axis{Unit: "ms"},
+			Groups: []chart.DotGroup{{Label: "A", Values: chart.Values{1, 2}}, {Label: "B", Values: chart.Values{3, 4}}}}
+	}
+	page := renderHTML(t, (&Doc{}).Add(&Figure{Title: "runs per side", Charts: []*chart.Chart{dots("tps"), dots("p50"), dots("p99")}}))
+	grid := regexp.MustCompile(`(?s)<div class="chart-grid">(.*?)</div>\s*</section>`).FindStringSubmatch(page)
+	if grid == nil {
+		t.Fatalf("no chart grid:\n%s", page[strings.Index(page, "<main>"):])
+	}
+	for _, id := range []string{"tps", "p50", "p99"} {
+		if !strings.Contains(grid[1], `<figure class="chart" id="chart-`+id+`" data-kind="dots" data-drawn="svg">`) {
+			t.Errorf("chart %s is not in the grid", id)
+		}
+	}
+	if n := strings.Count(grid[1], `<svg width="420" height="260"`); n != 3 {
+		t.Errorf("%d charts drawn 420 × 260 in the grid, want 3", n)
+	}
+	for _, f := range []*Figure{
+		{Charts: []*chart.Chart{dots("one")}},
+		{Charts: []*chart.Chart{dots("a"), {ID: "t", Kind: chart.Time, Series: []chart.Series{{Name: "s", X: chart.Values{0, 1}, Y: chart.Values{1, 2}}}}}},
+	} {
+		if strings.Contains(renderHTML(t, (&Doc{}).Add(f)), `class="chart-grid"`) {
+			t.Errorf("figure of %d charts in a grid", len(f.Charts))
+		}
 	}
 }

@@ -212,6 +212,9 @@
       });
       if (lo == null || hi == null) { lo = 0; hi = 1; }
       if (zero && !ax.log) lo = Math.min(0, lo);
+      // Shares, counts, rates and times are never below 0: no axis
+      // under 0 when no value is (all 0 is 0…1, not −1…1).
+      var nonNeg = lo >= 0;
       var r;
       if (ax.log) {
         if (lo <= 0) lo = hi > 0 ? hi / 1000 : 1;
@@ -219,8 +222,9 @@
         r = uPlot.rangeLog(lo, hi, 10, true);
       } else {
         if (hi <= lo) { hi = lo + 1; lo = zero ? lo : lo - 1; }
+        if (nonNeg && lo < 0) lo = 0;
         r = uPlot.rangeNum(lo, hi, 0.1, true);
-        if (lo >= 0 && r[0] < 0) r[0] = 0;
+        if (nonNeg && r[0] < 0) r[0] = 0;
       }
       if (ax.min != null) r[0] = ax.min;
       if (ax.max != null) r[1] = ax.max;
@@ -236,6 +240,118 @@
       if (hi <= lo) hi = lo + 1;
       return [lo, hi];
     };
+  }
+
+  // logSplits: a log axis' ticks and grid lines, at the decades only
+  // (0.01, 0.1, 1, 10, …; every other one when they would crowd the
+  // axis); within less than two decades 1, 2 and 5 × 10^k, then every
+  // integer multiple.
+  function logSplits(u, ai, min, max) {
+    if (!(min > 0) || !(max > min)) return [];
+    var out = [];
+    var e0 = Math.floor(Math.log10(min) - 1e-9), e1 = Math.ceil(Math.log10(max) + 1e-9);
+    var within = function (v) { return v >= min * (1 - 1e-9) && v <= max * (1 + 1e-9); };
+    var pick = function (ms) {
+      var o = [];
+      for (var e = e0; e <= e1 && o.length < 100; e++) {
+        ms.forEach(function (m) {
+          var v = Number((m * Math.pow(10, e)).toPrecision(12));
+          if (within(v)) o.push(v);
+        });
+      }
+      return o;
+    };
+    out = pick([1]);
+    if (out.length < 2) out = pick([1, 2, 5]);
+    if (out.length < 2) out = pick([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    if (out.length < 2) out = [min, max];
+    var ax = u.axes[ai], vertical = ax && (ax.side === 1 || ax.side === 3);
+    var room = (vertical ? u.bbox.height : u.bbox.width) / (window.devicePixelRatio || 1);
+    var step = 1;
+    while (room > 0 && out.length / step * (vertical ? 18 : 50) > room && step < out.length) step *= 2;
+    if (step > 1) out = out.filter(function (v, i) { return i % step === 0; });
+    return out;
+  }
+
+  // keepAll: every split of logSplits keeps its label (uPlot's own filter
+  // of a log axis blanks every other one).
+  function keepAll(u, splits) { return splits; }
+
+  // The axis labels' font, as uPlot draws them, for measuring.
+  var LABEL_FONT = "bold 12px system-ui, -apple-system, \"Segoe UI\", Roboto, \"Helvetica Neue\", Arial, \"Noto Sans\", sans-serif";
+  var measureCtx = null;
+  function textW(s) {
+    if (!measureCtx) measureCtx = document.createElement("canvas").getContext("2d");
+    measureCtx.font = LABEL_FONT;
+    return measureCtx.measureText(s).width;
+  }
+  // fitText: s shortened with an ellipsis to at most w px wide.
+  function fitText(s, w) {
+    if (textW(s) <= w) return s;
+    var r = Array.from(s);
+    while (r.length > 0) {
+      r.pop();
+      var t = r.join("").replace(/\s+$/, "") + "…";
+      if (textW(t) <= w) return t;
+    }
+    return "";
+  }
+
+  // fitLabel: an axis label shortened to w px, keeping its unit: "full-page
+  // images of… (%)".
+  function fitLabel(s, w) {
+    var m = /^(.*\S)(\s\([^()]*\))$/.exec(s);
+    if (m && textW(m[2]) < w / 2) return fitText(m[1], w - textW(m[2])) + m[2];
+    return fitText(s, w);
+  }
+
+  // fitAxisLabels: a rotated Y axis label longer than the plot's height
+  // is shortened to fit, its full text on a hover over the label (a
+  // transparent element over it, title = the label). uPlot's setSize hook:
+  // the plot's size is known and the axes are drawn after it.
+  function fitAxisLabels(u) {
+    // The label is centred on the plot and may run over the X axis' room
+    // below it, not past the canvas' top or bottom.
+    var dpr = window.devicePixelRatio || 1;
+    var mid = (u.bbox.top + u.bbox.height / 2) / dpr;
+    var room = 2 * Math.min(mid, u.height - mid) - 8;
+    var wrap = u.root.querySelector(".u-wrap") || u.root;
+    u.axes.forEach(function (ax) {
+      if (!(ax.side === 1 || ax.side === 3) || !ax.label) return;
+      if (ax.fullLabel == null) ax.fullLabel = ax.label;
+      var full = ax.fullLabel;
+      var fits = room <= 0 || textW(full) <= room;
+      ax.label = fits ? full : fitLabel(full, room);
+      if (fits) {
+        if (ax.tipEl) ax.tipEl.style.display = "none";
+        return;
+      }
+      if (!ax.tipEl) {
+        ax.tipEl = document.createElement("div");
+        ax.tipEl.className = "axis-tip";
+        ax.tipEl.title = full;
+        ax.tipEl.setAttribute("data-label", full);
+        wrap.appendChild(ax.tipEl);
+      }
+      var st = ax.tipEl.style;
+      st.display = "block";
+      st.top = (u.bbox.top / dpr) + "px";
+      st.height = (u.bbox.height / dpr) + "px";
+      st.width = (ax.labelSize || 30) + "px";
+      if (ax.side === 3) st.left = "0px";
+      else st.right = "0px";
+    });
+  }
+
+  // isolated: the indices of a column's values with no value beside them
+  // (a line draws nothing there), for uPlot's points.filter.
+  function isolated(col) {
+    var out = [];
+    for (var j = 0; j < col.length; j++) {
+      if (col[j] == null) continue;
+      if ((j === 0 || col[j - 1] == null) && (j === col.length - 1 || col[j + 1] == null)) out.push(j);
+    }
+    return out;
   }
 
   function draw(fig, c) {
@@ -294,8 +410,15 @@
       if (s.points) {
         o.paths = function () { return null; };
         o.points = { show: true, size: 7, stroke: col, fill: col };
+      } else if (c.kind === "xy") {
+        // A ramp's few levels: a point at every value, lines between (a
+        // series, or a stacked layer, of one value still shows).
+        o.points = { show: true, size: 8, stroke: col, fill: col };
       } else {
-        o.points = { show: false };
+        // A value with gaps either side draws no line: a point there.
+        var iso = isolated(data[i + 1]);
+        o.points = { show: false, size: 4, stroke: col, fill: col };
+        if (iso.length) o.points.filter = function () { return iso; };
       }
       if (s.stack) {
         o.width = 1;
@@ -308,7 +431,7 @@
     if (c.x && c.x.log && !spectrum) scales.x.distr = 3;
     var xr = spectrum ? null : xRange(c.x);
     if (xr) scales.x.range = xr;
-    else if (c.kind === "xy" && series.some(function (s) { return s.points; })) {
+    else if (c.kind === "xy") {
       // Points at the ends of the range are drawn whole.
       scales.x.range = function (u, lo, hi) { return lo == null ? [0, 1] : uPlot.rangeNum(lo, hi, 0.05, false); };
     }
@@ -324,7 +447,7 @@
       if (c.y2 && c.y2.log) scales.y2.distr = 3;
     }
 
-    var xAxis = { label: spectrum ? "quantile" : axisLabel(c.x) || (c.kind === "time" ? "time (s)" : ""), size: 44 };
+    var xAxis = { label: spectrum ? "quantile" : axisLabel(c.x) || (c.kind === "time" ? "time (s)" : ""), size: 44, labelSize: 30, labelFont: LABEL_FONT };
     if (spectrum) {
       xAxis.splits = function (u, ai, min, max) {
         var out = [];
@@ -333,9 +456,23 @@
       };
       xAxis.values = function (u, splits) { return splits.map(qLabel); };
     }
-    var yVals = function (u, splits) { return splits.map(fmt); };
-    var axes = [xAxis, { label: axisLabel(c.y), values: yVals, size: 60 }];
-    if (hasRight) axes.push({ scale: "y2", side: 1, label: axisLabel(c.y2), values: yVals, size: 60, grid: { show: false } });
+    if (!spectrum && c.x && c.x.log) { xAxis.splits = logSplits; xAxis.filter = keepAll; }
+    var yVals = function (u, splits) { return splits.map(function (v) { return v == null ? "" : fmt(v); }); };
+    // Fixed axis sizes (ticks 60 px, label 30 px, left and right), and a
+    // right axis on every Time panel, empty without Y2: the linked panels'
+    // plots have the same left and right edges, the same time at the same
+    // x on each.
+    var yAxis = { label: axisLabel(c.y), labelSize: 30, labelFont: LABEL_FONT, values: yVals, size: 60 };
+    if (c.y && c.y.log) { yAxis.splits = logSplits; yAxis.filter = keepAll; }
+    var axes = [xAxis, yAxis];
+    if (hasRight) {
+      var y2Axis = { scale: "y2", side: 1, label: axisLabel(c.y2), labelSize: 30, labelFont: LABEL_FONT, values: yVals, size: 60, grid: { show: false } };
+      if (c.y2 && c.y2.log) { y2Axis.splits = logSplits; y2Axis.filter = keepAll; }
+      axes.push(y2Axis);
+    } else if (c.kind === "time") {
+      axes.push({ scale: "y", side: 1, label: "", labelSize: 30, size: 60, grid: { show: false }, ticks: { show: false },
+        border: { show: false }, values: function (u, splits) { return splits.map(function () { return ""; }); } });
+    }
 
     var ov = overlays(c, fig);
     var group = c.kind === "time" ? c.group : "";
@@ -348,9 +485,10 @@
       fig.setAttribute("data-x-max", String(u.scales.x.max));
     }];
     if (group) hooks.setScale.push(onScale(group));
+    hooks.setSize = [fitAxisLabels];
     var opts = {
       width: Math.max(320, holder.clientWidth || fig.clientWidth || 800),
-      height: c.kind === "time" ? 220 : 300,
+      height: c.kind === "time" ? 240 : 300,
       scales: scales,
       series: useries,
       axes: axes,

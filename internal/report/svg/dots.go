@@ -16,7 +16,7 @@ import (
 // drawDots draws one column per DotGroup: its values as dots, jittered
 // across the column, the range (min–max) as a vertical line and the
 // median as a short bar; nil when no group has a value.
-func drawDots(c *chart.Chart) *frame {
+func drawDots(c *chart.Chart, d dims) *frame {
 	type col struct {
 		vals   []float64 // drawable, in the group's order
 		sorted []float64
@@ -46,8 +46,10 @@ func drawDots(c *chart.Chart) *frame {
 		}
 	}
 	// Y: the values' range with 10 % margins (not from 0: the spread
-	// between runs is what this chart shows).
+	// between runs is what this chart shows), but never below 0 when no
+	// value is (a share, a count: all 0 is drawn on 0…1, not −1…1).
 	lo, hi := yr.lo, yr.hi
+	nonNeg := lo >= 0
 	if c.Y.Log {
 		if lo == hi {
 			lo, hi = lo/2, hi*2
@@ -57,16 +59,19 @@ func drawDots(c *chart.Chart) *frame {
 		}
 	} else {
 		if lo == hi {
-			d := math.Max(math.Abs(lo)*0.1, 1)
-			lo, hi = lo-d, hi+d
+			m := math.Max(math.Abs(lo)*0.1, 1)
+			lo, hi = lo-m, hi+m
 		} else {
-			d := 0.1 * (hi - lo)
-			lo, hi = lo-d, hi+d
+			m := 0.1 * (hi - lo)
+			lo, hi = lo-m, hi+m
+		}
+		if nonNeg && lo < 0 {
+			lo = 0
 		}
 	}
 	lo, hi = fixRange(lo, hi, chart.Axis{Min: c.Y.Min, Max: c.Y.Max}, false, c.Y.Log)
 
-	f := newFrame(c, height)
+	f := newFrame(c, d.w, d.height(height))
 	f.add("median", lineThumb(medianStyle))
 	f.add("min–max", thumbFunc(func(c *draw.Canvas) {
 		x := c.Center().X
@@ -120,6 +125,7 @@ func drawDots(c *chart.Chart) *frame {
 			p.Add(ln)
 		}
 	}
+	fitYLabel(p, area.Size().Y-xAxisRoom)
 	p.Draw(area)
 	return f
 }

@@ -3,6 +3,7 @@ package svg
 import (
 	"image/color"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -11,18 +12,19 @@ import (
 	"github.com/pgtrial/pgtrial/internal/report/chart"
 )
 
-// Forest layout: the row labels' column on the left, the verdicts' on the
-// right, the ratio axis between.
-const (
-	forestLabelMax   = 170
-	forestVerdictCol = 250
-)
+// Forest layout: the row labels' column on the left, at most
+// forestLabelMax wide; the ratio axis; a short column on the right, the
+// ratio with its interval and the outcome (the verdict in words is each
+// row's tooltip, and in the report's text).
+const forestLabelMax = 170
 
 var outcomes = []string{"differs", "equivalent", "inconclusive"}
 
 // drawForest draws one row per chart.Row, top to bottom, the primary one
-// bold on a shaded band; nil when there is no row.
-func drawForest(c *chart.Chart) *frame {
+// bold on a shaded band; nil when there is no row. The reference lines
+// are named in the legend (their labels over the lines would collide:
+// 0.95, 1 and 1.05 are a few px apart).
+func drawForest(c *chart.Chart, d dims) *frame {
 	n := len(c.Rows)
 	if n == 0 {
 		return nil
@@ -57,7 +59,7 @@ func drawForest(c *chart.Chart) *frame {
 		xhi = *c.X.Max
 	}
 
-	f := newFrame(c, vg.Length(110+rowHeight*n))
+	f := newFrame(c, d.w, vg.Length(110+rowHeight*n))
 	for _, o := range outcomes {
 		for _, r := range c.Rows {
 			if outcomeOf(r.Outcome) == o {
@@ -65,6 +67,13 @@ func drawForest(c *chart.Chart) *frame {
 				break
 			}
 		}
+	}
+	for _, r := range refs {
+		name := fmtRatio(r.Value)
+		if l := clean(r.Label); l != "" {
+			name = l + " (" + name + ")"
+		}
+		f.add(name, lineThumb(refStyle))
 	}
 	area := f.layout()
 
@@ -82,7 +91,21 @@ func drawForest(c *chart.Chart) *frame {
 		labels[i] = fit(sty, clean(r.Label), forestLabelMax)
 		labelW = max(labelW, textWidth(sty, labels[i]))
 	}
-	plotC := draw.Crop(area, labelW+8, -forestVerdictCol, 0, 0)
+	// The right column: "ratio 0.95 [0.80, 1.12]" and the outcome word.
+	colSty := textStyle(sans, 11, refGrey)
+	colSty.YAlign = draw.YCenter
+	outSty := colSty
+	outSty.Font.Typeface, outSty.Font.Weight = bold.Typeface, bold.Weight
+	ratios := make([]string, n)
+	ratioW, outW := vg.Length(0), vg.Length(0)
+	for i, r := range c.Rows {
+		ratios[i] = ratioText(r)
+		ratioW = max(ratioW, textWidth(colSty, ratios[i]))
+		outW = max(outW, textWidth(outSty, outcomeOf(r.Outcome)))
+	}
+	const colGap = 10
+	ratioW = min(ratioW, area.Size().X/3)
+	plotC := draw.Crop(area, labelW+8, -(colGap + ratioW + colGap + outW), 0, 0)
 
 	p := plot.New()
 	styleAxes(p)
@@ -95,14 +118,12 @@ func drawForest(c *chart.Chart) *frame {
 	p.Add(&forestRows{rows: c.Rows, refs: refs})
 	p.Draw(plotC)
 
-	// The labels left of the rows and the verdicts right of them, at the
-	// rows' Y in the data area.
+	// The labels left of the rows and the right column, at the rows' Y in
+	// the data area; each row's verdict in words is its tooltip.
 	dataC := p.DataCanvas(plotC)
 	_, trY := p.Transforms(&dataC)
-	verdictSty := textStyle(sans, 10, refGrey)
-	verdictSty.YAlign = draw.YCenter
-	vx := dataC.Max.X + 10
-	vw := area.Max.X - vx
+	half := dataC.Size().Y / vg.Length(2*n)
+	vx := dataC.Max.X + colGap
 	for i, r := range c.Rows {
 		y := trY(rowY(n, i))
 		sty := labelSty
@@ -110,19 +131,44 @@ func drawForest(c *chart.Chart) *frame {
 			sty = boldSty
 		}
 		label(area, sty, vg.Point{X: dataC.Min.X - 8, Y: y}, labels[i])
-		lines := wrap(verdictSty, clean(r.Verdict), vw, 2)
-		lh := verdictSty.Height("Mg")
-		y0 := y + lh*vg.Length(len(lines)-1)/2
-		for k, l := range lines {
-			vs := verdictSty
-			vs.Color = outcomeColor(outcomeOf(r.Outcome))
-			if k > 0 {
-				vs.Color = refGrey
-			}
-			label(area, vs, vg.Point{X: vx, Y: y0 - lh*vg.Length(k)}, l)
+		label(area, colSty, vg.Point{X: vx, Y: y}, fit(colSty, ratios[i], ratioW))
+		ws := outSty
+		ws.Color = outcomeColor(outcomeOf(r.Outcome))
+		label(area, ws, vg.Point{X: vx + ratioW + colGap, Y: y}, outcomeOf(r.Outcome))
+		if v := clean(r.Verdict); v != "" {
+			f.tips = append(f.tips, tip{
+				r:    vg.Rectangle{Min: vg.Point{X: area.Min.X, Y: y - half}, Max: vg.Point{X: area.Max.X, Y: y + half}},
+				text: clean(r.Label) + ": " + v,
+			})
 		}
 	}
 	return f
+}
+
+// refStyle is a Forest's reference line.
+var refStyle = draw.LineStyle{Color: refGrey, Width: 1, Dashes: []vg.Length{4, 3}}
+
+// ratioText is a row's right column: "ratio 0.95 [0.80, 1.12]", "ratio
+// 0.95, no interval", or "no ratio".
+func ratioText(r chart.Row) string {
+	if !(r.Estimate > 0) || !finite(r.Estimate) {
+		return "no ratio"
+	}
+	s := "ratio " + fmtRatio(r.Estimate)
+	if finite(r.Lo) && finite(r.Hi) {
+		lo, hi := math.Min(r.Lo, r.Hi), math.Max(r.Lo, r.Hi)
+		return s + " [" + fmtRatio(lo) + ", " + fmtRatio(hi) + "]"
+	}
+	return s + ", no interval"
+}
+
+// fmtRatio writes a ratio with 2 decimals from 0.1 to 100 (0.95, 1.12,
+// 12.50), else with 3 significant digits (0.0123, 1.5e+03).
+func fmtRatio(v float64) string {
+	if a := math.Abs(v); a >= 0.1 && a < 100 {
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // rowY is row i's Y: the first row at the top.
@@ -167,15 +213,12 @@ func (fr *forestRows) Plot(c draw.Canvas, p *plot.Plot) {
 			})
 		}
 	}
-	sty := textStyle(sans, 9, refGrey)
-	sty.XAlign, sty.YAlign = draw.XCenter, draw.YBottom
 	for _, ref := range fr.refs {
 		x := trX(ref.Value)
 		if x < c.Min.X || x > c.Max.X {
 			continue
 		}
-		c.StrokeLine2(draw.LineStyle{Color: refGrey, Width: 1, Dashes: []vg.Length{4, 3}}, x, c.Min.Y, x, c.Max.Y)
-		label(c, sty, vg.Point{X: x, Y: c.Max.Y + 1}, fit(sty, clean(ref.Label), 120))
+		c.StrokeLine2(refStyle, x, c.Min.Y, x, c.Max.Y)
 	}
 	clampX := func(v float64) vg.Length {
 		if !(v > 0) {

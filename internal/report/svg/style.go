@@ -152,33 +152,6 @@ func fit(sty text.Style, s string, w vg.Length) string {
 	return ""
 }
 
-// wrap breaks s into at most lines lines of at most w wide in sty, the
-// last one shortened with an ellipsis.
-func wrap(sty text.Style, s string, w vg.Length, lines int) []string {
-	words := strings.Fields(s)
-	var out []string
-	cur := ""
-	for i, word := range words {
-		next := word
-		if cur != "" {
-			next = cur + " " + word
-		}
-		if textWidth(sty, next) <= w || cur == "" {
-			cur = next
-			continue
-		}
-		out = append(out, cur)
-		if len(out) == lines-1 {
-			return append(out, fit(sty, strings.Join(words[i:], " "), w))
-		}
-		cur = word
-	}
-	if cur != "" {
-		out = append(out, fit(sty, cur, w))
-	}
-	return out
-}
-
 // axisLabel is "label (unit)", or either alone.
 func axisLabel(a chart.Axis, def string) string {
 	l, u := clean(a.Label), clean(a.Unit)

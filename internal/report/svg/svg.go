@@ -9,9 +9,11 @@
 // outcome, the verdict on the right) and Dots (a column per group, its
 // values jittered, median and range). A chart without data says "no data".
 //
-// The SVG is 720 units wide (1 unit = 1 px), uses no embedded font (the
-// text names Liberation Sans with sans-serif fallbacks) and is the same
-// bytes for the same chart. Text is escaped by the SVG writer (vgsvg uses
+// The SVG is 720 units wide (1 unit = 1 px; RenderSize draws it at
+// another size), has a viewBox (it scales with its element), uses no
+// embedded font (the text names Liberation Sans with sans-serif fallbacks)
+// and is the same bytes for the same chart. A chart without a Title has
+// no title line (the HTML page writes the title above the image). Text is escaped by the SVG writer (vgsvg uses
 // html.EscapeString) after clean has removed what XML forbids.
 package svg
 
@@ -36,7 +38,48 @@ import (
 // different lengths, nothing at all) draws what it can, or "no data"; it
 // is not an error. The error is the writer's.
 func Render(w io.Writer, c *chart.Chart) error {
-	b, err := render(c)
+	return RenderSize(w, c, Size{})
+}
+
+// Size is an image's size in px: Width 0 is 720, Height 0 the kind's own
+// (300 for Dots, Time, XY and Spectrum, 470 with a Y2 panel; a Forest's
+// height is always from its rows). The HTML page draws small Dots charts
+// for a grid of them (420 × 260).
+type Size struct {
+	Width, Height float64
+}
+
+// minSize is the smallest image drawn: below it the axes and labels do not
+// fit.
+const minSize = 200
+
+// dims is a Size with the defaults applied.
+type dims struct {
+	w, h vg.Length // h: 0 is the kind's own
+}
+
+func (s Size) dims() dims {
+	d := dims{w: width}
+	if finite(s.Width) && s.Width > 0 {
+		d.w = vg.Length(max(s.Width, minSize))
+	}
+	if finite(s.Height) && s.Height > 0 {
+		d.h = vg.Length(max(s.Height, minSize))
+	}
+	return d
+}
+
+// height is h, or def when h is 0.
+func (d dims) height(def vg.Length) vg.Length {
+	if d.h > 0 {
+		return d.h
+	}
+	return def
+}
+
+// RenderSize is Render at the size s.
+func RenderSize(w io.Writer, c *chart.Chart, s Size) error {
+	b, err := render(c, s.dims())
 	if err != nil {
 		return err
 	}
@@ -46,34 +89,34 @@ func Render(w io.Writer, c *chart.Chart) error {
 
 // render draws c, falling back to a "no data" image should gonum/plot
 // panic on an input this package did not foresee.
-func render(c *chart.Chart) (out []byte, err error) {
+func render(c *chart.Chart, d dims) (out []byte, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			title := ""
 			if c != nil {
 				title = c.Title
 			}
-			out, err = draw1(&chart.Chart{Title: title, Note: fmt.Sprintf("chart not drawn: %v", r)})
+			out, err = draw1(&chart.Chart{Title: title, Note: fmt.Sprintf("chart not drawn: %v", r)}, d)
 		}
 	}()
 	if c == nil {
 		c = &chart.Chart{}
 	}
-	return draw1(c)
+	return draw1(c, d)
 }
 
-func draw1(c *chart.Chart) ([]byte, error) {
+func draw1(c *chart.Chart, d dims) ([]byte, error) {
 	var f *frame
 	switch c.Kind {
 	case chart.Forest:
-		f = drawForest(c)
+		f = drawForest(c, d)
 	case chart.Dots:
-		f = drawDots(c)
+		f = drawDots(c, d)
 	default: // Time, XY, Spectrum; an unknown kind is drawn as XY
-		f = drawXY(c)
+		f = drawXY(c, d)
 	}
 	if f == nil {
-		f = newFrame(c, height)
+		f = newFrame(c, d.w, d.height(height))
 		area := f.layout()
 		sty := textStyle(sans, 14, grey)
 		sty.XAlign, sty.YAlign = draw.XCenter, draw.YCenter
@@ -83,7 +126,33 @@ func draw1(c *chart.Chart) ([]byte, error) {
 	if _, err := f.cv.WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("svg: writing %q: %w", c.ID, err)
 	}
-	return fixHeader(buf.Bytes(), clean(c.Title)), nil
+	return addTips(fixHeader(buf.Bytes(), clean(c.Title)), f.tips), nil
+}
+
+// A tip is a rectangle of the image (in the canvas' units, Y up) with a
+// tooltip: an invisible <rect> holding a <title> (a Forest row's verdict).
+type tip struct {
+	r    vg.Rectangle
+	text string
+}
+
+// addTips writes the tips as the last elements of the image's group (whose
+// transform makes the canvas' coordinates the rect's), so they are on top.
+func addTips(b []byte, tips []tip) []byte {
+	end := []byte("</g>\n</svg>")
+	i := bytes.LastIndex(b, end)
+	if len(tips) == 0 || i < 0 {
+		return b
+	}
+	var t bytes.Buffer
+	for _, p := range tips {
+		fmt.Fprintf(&t, `<rect x="%.4g" y="%.4g" width="%.4g" height="%.4g" fill="transparent"><title>%s</title></rect>`+"\n",
+			float64(p.r.Min.X), float64(p.r.Min.Y), float64(p.r.Max.X-p.r.Min.X), float64(p.r.Max.Y-p.r.Min.Y),
+			html.EscapeString(p.text))
+	}
+	out := append([]byte(nil), b[:i]...)
+	out = append(out, t.Bytes()...)
+	return append(out, b[i:]...)
 }
 
 // A frame is the image around the plots: the title at the top, a legend
@@ -94,6 +163,7 @@ type frame struct {
 	title  string
 	note   string
 	legend []legendEntry
+	tips   []tip
 }
 
 type legendEntry struct {
@@ -101,8 +171,8 @@ type legendEntry struct {
 	thumb plot.Thumbnailer
 }
 
-func newFrame(c *chart.Chart, h vg.Length) *frame {
-	cv := vgsvg.NewWith(vgsvg.UseWH(width, h), vgsvg.EmbedFonts(false))
+func newFrame(c *chart.Chart, w, h vg.Length) *frame {
+	cv := vgsvg.NewWith(vgsvg.UseWH(w, h), vgsvg.EmbedFonts(false))
 	dc := draw.New(cv)
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
@@ -176,11 +246,11 @@ var header = regexp.MustCompile(`(?s)^<\?xml[^>]*>\s*<!--[^>]*-->\s*<svg width="
 
 // fixHeader makes vgsvg's output fit to be a file and inline in HTML: no
 // XML declaration (invalid inside HTML), the size in px (the canvas is
-// sized in units meant as px), a role and a <title>, and sans-serif
-// fallbacks for the font.
+// sized in units meant as px), a role and a <title> (none when the title
+// is empty), and sans-serif fallbacks for the font.
 func fixHeader(b []byte, title string) []byte {
 	b = header.ReplaceAll(b, []byte(`<svg width="$1" height="$2" role="img"`))
-	if i := bytes.Index(b, []byte(">\n")); i >= 0 {
+	if i := bytes.Index(b, []byte(">\n")); i >= 0 && title != "" {
 		t := "<title>" + html.EscapeString(title) + "</title>"
 		b = append(b[:i+2:i+2], append([]byte(t+"\n"), b[i+2:]...)...)
 	}

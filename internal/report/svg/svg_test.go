@@ -462,3 +462,118 @@ func TestWriteSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestNoTitle: a chart without a title has no <title> and no title line
+// (the HTML page writes the title above the image).
+func TestNoTitle(t *testing.T) {
+	for _, mk := range []func() *chart.Chart{forestChart, dotsChart, xyChart} {
+		c := mk()
+		withTitle, _ := renderOK(t, c)
+		if !strings.Contains(withTitle, "<title>"+c.Title+"</title>") || !strings.Contains(withTitle, "font-size:13px\">"+c.Title+"<") {
+			t.Errorf("%s: the title is not drawn", c.ID)
+		}
+		c.Title = ""
+		s, _ := renderOK(t, c)
+		if strings.Contains(s, "<title></title>") || strings.Contains(s, "font-size:13px") {
+			t.Errorf("%s without a title: an empty title or a title line: %s", c.ID, head([]byte(s)))
+		}
+	}
+}
+
+// TestRenderSize: RenderSize draws at the size asked, with a viewBox so
+// the image scales with its element.
+func TestRenderSize(t *testing.T) {
+	var b bytes.Buffer
+	if err := RenderSize(&b, dotsChart(), Size{Width: 420, Height: 260}); err != nil {
+		t.Fatal(err)
+	}
+	parseXML(t, b.Bytes())
+	if !strings.HasPrefix(b.String(), `<svg width="420" height="260" role="img" viewBox="0 0 420 260"`) {
+		t.Errorf("want a 420 × 260 image with its viewBox: %s", head(b.Bytes()))
+	}
+	b.Reset()
+	if err := RenderSize(&b, dotsChart(), Size{Width: math.NaN(), Height: -1}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), `<svg width="720" height="300"`) {
+		t.Errorf("a bad size is the default: %s", head(b.Bytes()))
+	}
+}
+
+// glyphs counts the filled shapes (points) of colour clr.
+func glyphs(s string, clr string) int { return strings.Count(s, `style="fill:`+clr+`" />`) }
+
+// TestXYPointsAtEveryValue: an XY chart (a ramp's levels) has a point at
+// every value and lines between them; a series, or a stacked layer, with a
+// single value shows as a point.
+func TestXYPointsAtEveryValue(t *testing.T) {
+	nan := math.NaN()
+	c := &chart.Chart{ID: "ramp", Kind: chart.XY, X: chart.Axis{Label: "level"}, Y: chart.Axis{Label: "tps"},
+		Series: []chart.Series{
+			{Name: "A", X: chart.Values{50, 100, 150}, Y: chart.Values{50, 98, 140}},
+			{Name: "B", X: chart.Values{50, 100, 150}, Y: chart.Values{nan, 97, nan}},
+		}}
+	s, _ := renderOK(t, c)
+	if n := glyphs(s, "#1F77B4"); n < 3 {
+		t.Errorf("series A: %d points, want 3 (one a value)", n)
+	}
+	if !strings.Contains(s, "stroke:#1F77B4") {
+		t.Errorf("series A: no line between its points")
+	}
+	if n := glyphs(s, "#FF7F0E"); n < 1 {
+		t.Errorf("series B (one value): not drawn")
+	}
+	st := &chart.Chart{ID: "waits", Kind: chart.XY, X: chart.Axis{Label: "level"}, Y: chart.Axis{Label: "share", Unit: "%"},
+		Series: []chart.Series{{Name: "CPU", X: chart.Values{50, 100}, Y: chart.Values{nan, 100}, Stack: "w"}}}
+	s, _ = renderOK(t, st)
+	if n := glyphs(s, "#1F77B4"); n < 1 {
+		t.Errorf("a stacked layer of one value: not drawn")
+	}
+}
+
+// TestAllZeroFromZero: values all 0 (a share, a count) are drawn on an
+// axis from 0, not −1…1; a Dots chart of values ≥ 0 has no axis below 0.
+func TestAllZeroFromZero(t *testing.T) {
+	zero := &chart.Chart{ID: "fpi", Kind: chart.XY, X: chart.Axis{Label: "level"}, Y: chart.Axis{Label: "FPI share", Unit: "%"},
+		Series: []chart.Series{{Name: "FPI", X: chart.Values{1, 2, 3}, Y: chart.Values{0, 0, 0}}}}
+	dots := &chart.Chart{ID: "failed", Kind: chart.Dots, Y: chart.Axis{Label: "failed", Unit: "%"},
+		Groups: []chart.DotGroup{{Label: "A", Values: chart.Values{0, 0}}, {Label: "B", Values: chart.Values{0}}}}
+	low := &chart.Chart{ID: "low", Kind: chart.Dots, Y: chart.Axis{Label: "errors"},
+		Groups: []chart.DotGroup{{Label: "A", Values: chart.Values{0, 10}}, {Label: "B", Values: chart.Values{2}}}}
+	for _, c := range []*chart.Chart{zero, dots, low} {
+		s, _ := renderOK(t, c)
+		if strings.Contains(s, ">-") || strings.Contains(s, ">−") {
+			t.Errorf("%s: a tick below 0", c.ID)
+		}
+		if !strings.Contains(s, ">0<") {
+			t.Errorf("%s: the axis does not start at 0", c.ID)
+		}
+	}
+}
+
+// TestForestRightColumn: the right column is the ratio with its interval
+// and the outcome; the verdict in words is the row's tooltip, not text on
+// the image; the reference lines are named in the legend.
+func TestForestRightColumn(t *testing.T) {
+	c := forestChart()
+	c.Refs = append(c.Refs, chart.Ref{Value: 0.95, Label: "equivalence margin −5 %"}, chart.Ref{Value: 1.05, Label: "equivalence margin +5 %"})
+	s, _ := renderOK(t, c)
+	for _, want := range []string{
+		">ratio 1.12 [1.08, 1.16]<", ">ratio 0.80, no interval<", ">differs<", ">inconclusive<",
+		"<title>tps: B is faster: tps +12% (95% CI +8% to +16%), 10 runs each</title>",
+		">no change (1.00)<", ">equivalence margin −5 % (0.95)<", ">equivalence margin +5 % (1.05)<",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	if strings.Contains(s, ">not shown to differ") || strings.Contains(s, ">B is faster") {
+		t.Errorf("the verdict in words is drawn as text")
+	}
+	hostile := forestChart()
+	hostile.Rows[0].Verdict = xss
+	s, _ = renderOK(t, hostile)
+	if strings.Contains(s, "<img") || strings.Contains(s, "</script>") {
+		t.Errorf("a verdict's tooltip is not escaped")
+	}
+}

@@ -53,7 +53,10 @@ type layer struct {
 type stackRun struct{ x, lo, hi []float64 }
 
 // drawXY draws a Time, XY or Spectrum chart; nil when there is no data.
-func drawXY(c *chart.Chart) *frame {
+// An XY chart (a ramp's few levels, a capacity search's probes) has a
+// point at every value as well as the lines between them, so a series of
+// one value shows.
+func drawXY(c *chart.Chart, d dims) *frame {
 	spectrum := c.Kind == chart.Spectrum
 	// tx is the X drawn for a data X: the Spectrum's log10(1/(1−q)); on a
 	// log axis only positive X.
@@ -234,7 +237,8 @@ func drawXY(c *chart.Chart) *frame {
 	if split {
 		h += panelExtra
 	}
-	f := newFrame(c, h)
+	f := newFrame(c, d.w, d.height(h))
+	xyPoints := c.Kind == chart.XY
 	// The legend: every series, then the marker kinds present.
 	for _, pn := range []*xyPanel{left, right} {
 		if pn == nil {
@@ -324,21 +328,32 @@ func drawXY(c *chart.Chart) *frame {
 				}
 				p.Add(&area{top: top, bottom: bot, fill: fill.Color})
 				p.Add(&polyline{xys: top, sty: edge})
-			}
-		}
-		for _, l := range pn.lines {
-			for _, r := range l.runs {
-				if l.points || len(r) == 1 {
-					if sc, err := plotter.NewScatter(r); err == nil {
+				if xyPoints || len(top) == 1 {
+					// a layer's top at each value: one value has no area
+					if sc, err := plotter.NewScatter(top); err == nil {
 						sc.GlyphStyle = pointStyle(l.idx)
-						if !l.points {
+						if !xyPoints {
 							sc.GlyphStyle.Radius = 1.5
 						}
 						p.Add(sc)
 					}
-					continue
 				}
-				p.Add(&polyline{xys: r, sty: lineStyle(l.idx, l.dash)})
+			}
+		}
+		for _, l := range pn.lines {
+			for _, r := range l.runs {
+				if !l.points && len(r) > 1 {
+					p.Add(&polyline{xys: r, sty: lineStyle(l.idx, l.dash)})
+				}
+				if l.points || xyPoints || len(r) == 1 {
+					if sc, err := plotter.NewScatter(r); err == nil {
+						sc.GlyphStyle = pointStyle(l.idx)
+						if !l.points && !xyPoints {
+							sc.GlyphStyle.Radius = 1.5
+						}
+						p.Add(sc)
+					}
+				}
 			}
 		}
 		p.Add(&refLines{refs: pn.refs})
@@ -348,6 +363,7 @@ func drawXY(c *chart.Chart) *frame {
 		plots[k] = p
 	}
 	if len(plots) == 1 {
+		fitYLabel(plots[0], plotArea.Size().Y-xAxisRoom)
 		plots[0].Draw(plotArea)
 		return f
 	}
@@ -367,14 +383,30 @@ func drawXY(c *chart.Chart) *frame {
 		cs[1] = draw.Crop(cs[1], left0-left1, 0, 0, 0)
 	}
 	for k, p := range plots {
+		room := cs[k].Size().Y
+		if k == len(plots)-1 {
+			room -= xAxisRoom
+		}
+		fitYLabel(p, room)
 		p.Draw(cs[k])
 	}
 	return f
 }
 
+// xAxisRoom is about the height of an X axis with its ticks and label.
+const xAxisRoom = 36
+
+// fitYLabel shortens the rotated Y axis label to fit the panel's height
+// h (a long label on a short lower panel would run past it).
+func fitYLabel(p *plot.Plot, h vg.Length) {
+	if p.Y.Label.Text != "" {
+		p.Y.Label.Text = fit(p.Y.Label.TextStyle, p.Y.Label.Text, max(h, 20))
+	}
+}
+
 // fixRange pads a data range and applies the axis' Min and Max: a linear
-// Y axis includes 0 (the quantities drawn are counts, rates, times) and
-// gets 5 % headroom; a log axis keeps to positive numbers.
+// Y axis includes 0 (the quantities drawn are counts, rates, times), gets
+// 5 % headroom and, when every value is 0, is 0…1; a log axis keeps to positive numbers.
 func fixRange(lo, hi float64, a chart.Axis, isY, log bool) (float64, float64) {
 	if lo > hi { // nothing seen (a panel without data)
 		lo, hi = 0, 1
@@ -395,7 +427,10 @@ func fixRange(lo, hi float64, a chart.Axis, isY, log bool) (float64, float64) {
 				hi += 0.05 * (hi - lo)
 			}
 		}
-		if lo == hi {
+		switch {
+		case lo == hi && isY && lo == 0: // all 0: 0…1, not −1…1
+			hi = 1
+		case lo == hi:
 			lo, hi = lo-1, hi+1
 		}
 	}
