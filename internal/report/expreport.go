@@ -654,8 +654,8 @@ func demoFigure(dir string, rec *experiment.Record, ids *chartIDs) *Figure {
 	ch := &chart.Chart{ID: ids.id("demo", "levels"), Title: "p50, p95 and p99 at the three load levels", Kind: chart.XY, X: x,
 		Y: chart.Axis{Label: "response (from the intended start)", Unit: "ms"}}
 	for k, name := range []string{"p50", "p95", "p99"} {
-		dots := chart.Series{Name: name + " (each repeat)", Points: true}
-		line := chart.Series{Name: name + " (median)"}
+		dots := chart.Series{Name: name + " (each repeat)", Points: true, Tone: k + 1}
+		line := chart.Series{Name: name + " (median)", Tone: k + 1}
 		for _, l := range levels {
 			xv := 100 * l.f
 			if byRate {

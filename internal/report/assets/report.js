@@ -17,6 +17,10 @@
   };
 
   // Colours: series (Tableau 10) and markers by kind.
+  // tone is a series' palette index: its tone (1-based) when set, so that
+  // series drawn alike share a colour, else its position.
+  function tone(s, i) { return s.tone > 0 ? s.tone - 1 : i; }
+
   var PALETTE = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
     "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
   var KIND = {
@@ -375,7 +379,7 @@
           var base = bs[j] == null ? 0 : bs[j];
           ys[j] = ys[j] == null ? (bs[j] == null ? null : base) : ys[j] + base;
         }
-        bands.push({ series: [di, below], fill: alpha(PALETTE[i % PALETTE.length], 0.45) });
+        bands.push({ series: [di, below], fill: alpha(PALETTE[tone(s, i) % PALETTE.length], 0.45) });
       }
       stackPrev[s.stack] = di;
     });
@@ -394,7 +398,7 @@
       }
     }];
     series.forEach(function (s, i) {
-      var col = PALETTE[i % PALETTE.length];
+      var col = PALETTE[tone(s, i) % PALETTE.length];
       var unit = s.right ? y2Unit : yUnit;
       var o = {
         label: s.name + (unit ? " (" + unit + ")" : ""),

@@ -87,6 +87,10 @@ type Series struct {
 	Points bool `json:"points,omitempty"`
 	// Dash draws a dashed line (a lower bound, a secondary measure).
 	Dash bool `json:"dash,omitempty"`
+	// Tone is the series' colour, a 1-based index into the renderers'
+	// palette, for series that are one thing drawn two ways (a percentile's
+	// repeats as points and its median as a line); 0: by its position.
+	Tone int `json:"tone,omitempty"`
 }
 
 // MarkerKind says what a marker marks; renderers give each kind its colour

@@ -577,3 +577,20 @@ func TestForestRightColumn(t *testing.T) {
 		t.Errorf("a verdict's tooltip is not escaped")
 	}
 }
+
+// Series with the same Tone are drawn in one colour, whatever their
+// position; without one each takes its position's.
+func TestTone(t *testing.T) {
+	c := &chart.Chart{ID: "t", Kind: chart.XY, Series: []chart.Series{
+		{Name: "a", X: chart.Values{1, 2}, Y: chart.Values{1, 2}, Tone: 3},
+		{Name: "b", X: chart.Values{1, 2}, Y: chart.Values{2, 3}, Tone: 3},
+		{Name: "c", X: chart.Values{1, 2}, Y: chart.Values{3, 4}},
+	}}
+	if toneOf(c, 0) != 2 || toneOf(c, 1) != 2 || toneOf(c, 2) != 2 || toneOf(c, 5) != 5 {
+		t.Errorf("tones %d %d %d", toneOf(c, 0), toneOf(c, 1), toneOf(c, 2))
+	}
+	c.Series[2].Tone = 1
+	if toneOf(c, 2) != 0 {
+		t.Errorf("tone 1 is palette 0, got %d", toneOf(c, 2))
+	}
+}

@@ -245,7 +245,7 @@ func drawXY(c *chart.Chart, d dims) *frame {
 			continue
 		}
 		for _, l := range pn.layers {
-			fill, edge := layerStyle(l.idx)
+			fill, edge := layerStyle(toneOf(c, l.idx))
 			f.add(c.Series[l.idx].Name, boxThumb(fill, edge))
 		}
 	}
@@ -255,9 +255,9 @@ func drawXY(c *chart.Chart, d dims) *frame {
 		}
 		for _, l := range pn.lines {
 			if l.points {
-				f.add(c.Series[l.idx].Name, dotThumb(pointStyle(l.idx)))
+				f.add(c.Series[l.idx].Name, dotThumb(pointStyle(toneOf(c, l.idx))))
 			} else {
-				f.add(c.Series[l.idx].Name, lineThumb(lineStyle(l.idx, l.dash)))
+				f.add(c.Series[l.idx].Name, lineThumb(lineStyle(toneOf(c, l.idx), l.dash)))
 			}
 		}
 	}
@@ -311,7 +311,7 @@ func drawXY(c *chart.Chart, d dims) *frame {
 		p.Add(plotter.NewGrid())
 		p.Add(&events{markers: markers, spans: spans})
 		for _, l := range pn.layers {
-			fill, edge := layerStyle(l.idx)
+			fill, edge := layerStyle(toneOf(c, l.idx))
 			for _, r := range l.runs {
 				lo := r.lo
 				if pn.axis.Log {
@@ -331,7 +331,7 @@ func drawXY(c *chart.Chart, d dims) *frame {
 				if xyPoints || len(top) == 1 {
 					// a layer's top at each value: one value has no area
 					if sc, err := plotter.NewScatter(top); err == nil {
-						sc.GlyphStyle = pointStyle(l.idx)
+						sc.GlyphStyle = pointStyle(toneOf(c, l.idx))
 						if !xyPoints {
 							sc.GlyphStyle.Radius = 1.5
 						}
@@ -343,11 +343,11 @@ func drawXY(c *chart.Chart, d dims) *frame {
 		for _, l := range pn.lines {
 			for _, r := range l.runs {
 				if !l.points && len(r) > 1 {
-					p.Add(&polyline{xys: r, sty: lineStyle(l.idx, l.dash)})
+					p.Add(&polyline{xys: r, sty: lineStyle(toneOf(c, l.idx), l.dash)})
 				}
 				if l.points || xyPoints || len(r) == 1 {
 					if sc, err := plotter.NewScatter(r); err == nil {
-						sc.GlyphStyle = pointStyle(l.idx)
+						sc.GlyphStyle = pointStyle(toneOf(c, l.idx))
 						if !l.points && !xyPoints {
 							sc.GlyphStyle.Radius = 1.5
 						}
@@ -602,4 +602,13 @@ func (r *refLines) Plot(c draw.Canvas, p *plot.Plot) {
 		s := fit(sty, clean(ref.Label), c.Size().X/2)
 		label(c, sty, vg.Point{X: c.Max.X - 2, Y: y + 2}, s)
 	}
+}
+
+// toneOf is the palette index of series i of c: its Tone when set (series
+// drawn alike share a colour), else its position.
+func toneOf(c *chart.Chart, i int) int {
+	if i >= 0 && i < len(c.Series) && c.Series[i].Tone > 0 {
+		return c.Series[i].Tone - 1
+	}
+	return i
 }
