@@ -207,3 +207,45 @@ func TestMeasuredResponseAllocations(t *testing.T) {
 		t.Errorf("MeasuredResponse allocated %d bytes for a %d-byte log; limit %d", got, fi.Size(), limit)
 	}
 }
+
+// BenchmarkMeasuredHour: the measured window's merges of an hour at 1 s
+// with 5 scripts (the run report's tags: the total's three kinds and each
+// script's response), with MeasuredHistograms and with the ReadLatency +
+// Merge it replaces. The directory is written once, outside the timer.
+func BenchmarkMeasuredHour(b *testing.B) {
+	dir := filepath.Join(b.TempDir(), "run")
+	run, err := resultstest.WriteRun(dir, resultstest.Options{Scripts: 5, Duration: time.Hour, Warmup: 10 * time.Second,
+		StallAt: 20 * time.Minute, StallFor: 10 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	want := func(tag string) bool {
+		return strings.HasPrefix(tag, metrics.TagTotal+"/") || strings.HasSuffix(tag, "/"+metrics.KindResp)
+	}
+	b.Run("MeasuredHistograms", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := results.MeasuredHistograms(dir, run, want); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("ReadLatency+Merge", func(b *testing.B) {
+		w := results.MeasuredWindow(run)
+		ww := results.Window{From: w.From.Add(-time.Millisecond), To: w.To.Add(time.Millisecond)}
+		for b.Loop() {
+			entries, err := results.ReadLatency(dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			out := map[string]*hdrhistogram.Histogram{}
+			for _, e := range entries {
+				if want(e.Tag) && ww.Holds(e.End, e.End.Sub(e.Start)) {
+					if out[e.Tag] == nil {
+						out[e.Tag] = metrics.NewHistogram()
+					}
+					out[e.Tag].Merge(e.Hist)
+				}
+			}
+		}
+	})
+}
