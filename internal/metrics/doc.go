@@ -94,4 +94,10 @@
 // is seconds. Each interval is written as one line per tag:
 // "SCRIPT/response", "SCRIPT/service", "SCRIPT/lag" for every script, then
 // "total/…" (see ScriptTags for how script names become tag-safe and unique).
+//
+// Two readers: ReadLog gives every line as a Histogram (~190 KB each: an
+// hour at 1 s with 5 scripts is 64,800 lines, ~12 GB allocated); MergeLog
+// merges the lines a predicate takes by tag, decoding each line's counts
+// straight into one counts array per tag (the same counts as ReadLog and
+// Histogram.Merge, ~60× faster, allocating about the file's size).
 package metrics

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
@@ -57,7 +56,6 @@ type runReport struct {
 
 	timeline   []results.TimelineRow
 	events     []results.Event
-	latency    []metrics.LogEntry
 	waits      []results.WaitRow
 	server     []results.ServerRow
 	osRows     []results.OSRow
@@ -71,7 +69,7 @@ type runReport struct {
 	measuredIntervals       int       // intervals of latency.hlog in the measured window
 	unfinished              bool      // no EndedAt or no Summary: crashed or killed
 	failureClasses          []string  // classes of the first-error events
-	merged                  *merged   // latency.hlog's measured intervals merged by tag (measuredHists)
+	merged                  *merged   // latency.hlog's measured intervals merged by tag (mergeHists)
 }
 
 // read reads every file of the directory and places the run on its clock.
@@ -88,8 +86,6 @@ func (r *runReport) read() {
 	r.events, err = results.ReadEvents(r.dir)
 	keep(results.EventsFile, err)
 	slices.SortStableFunc(r.events, func(a, b results.Event) int { return a.Time.Compare(b.Time) })
-	r.latency, err = results.ReadLatency(r.dir)
-	keep(results.LatencyFile, err)
 	r.waits, err = results.ReadWaits(r.dir)
 	keep(results.WaitsFile, err)
 	r.server, err = results.ReadServer(r.dir)
@@ -154,6 +150,9 @@ func (r *runReport) read() {
 			}
 		}
 	}
+	// latency.hlog last: its window is the one placed above.
+	r.merged, err = r.mergeHists()
+	keep(results.LatencyFile, err)
 }
 
 // x is t in seconds since the run's clock zero.

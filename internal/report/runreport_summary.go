@@ -21,40 +21,31 @@ func (r *runReport) scriptNames() []string {
 	return names
 }
 
-// measuredHists merges latency.hlog's intervals of the measured window by
-// tag ("total/response", "tpcb-like/service", …), with the merged
-// interval's span. A window that is not known (no phase at all) takes every
-// interval. ok is false when the log could not be read or holds none.
+// measuredHists is latency.hlog's intervals of the measured window merged
+// by tag ("total/response", "tpcb-like/service", …), with the merged
+// interval's span (that of the "total/response" intervals) and their count.
+// A window that is not known (no phase at all) takes every interval. ok is
+// false when the log could not be read or holds no such interval.
 func (r *runReport) measuredHists() (hists map[string]*hdrhistogram.Histogram, from, to time.Time, n int, ok bool) {
-	if r.merged == nil {
-		m := &merged{}
-		m.hists, m.from, m.to, m.n, m.ok = r.mergeHists()
-		r.merged = m
-		r.latency = nil // merged: let the intervals go
-	}
 	m := r.merged
-	return m.hists, m.from, m.to, m.n, m.ok
+	if m == nil {
+		return nil, from, to, 0, false
+	}
+	return m.hists, m.from, m.to, m.n, m.n > 0
 }
 
-// merged is measuredHists' result, computed once.
+// merged is mergeHists' result, computed once (by read).
 type merged struct {
 	hists    map[string]*hdrhistogram.Histogram
 	from, to time.Time
 	n        int
-	ok       bool
 }
 
-func (r *runReport) mergeHists() (hists map[string]*hdrhistogram.Histogram, from, to time.Time, n int, ok bool) {
-	if len(r.latency) == 0 {
-		return nil, from, to, 0, false
-	}
-	w := r.window()
-	// The log's times are truncated to the millisecond: widen the window by
-	// one so that the last interval's end stays inside (as
-	// results.MeasuredResponse does).
-	ww := results.Window{From: w.From.Add(-time.Millisecond), To: w.To.Add(time.Millisecond)}
-	hists = map[string]*hdrhistogram.Histogram{}
-	totalTag := metrics.TagTotal + "/" + metrics.KindResp
+// mergeHists reads latency.hlog: the tags the report shows, merged over the
+// measured window (results.MergeLatency, the rule results.MeasuredResponse
+// uses). A log that could not be read to its end gives the merges of what
+// was read, and the error.
+func (r *runReport) mergeHists() (*merged, error) {
 	// The tags the report shows: the total's three kinds, and every kind of
 	// the scripts only when run.json has no summary (merging costs).
 	want := map[string]bool{}
@@ -69,27 +60,18 @@ func (r *runReport) mergeHists() (hists map[string]*hdrhistogram.Histogram, from
 			want[tag+"/"+metrics.KindLag] = true
 		}
 	}
-	for _, e := range r.latency {
-		if e.Hist == nil || !want[e.Tag] || (w.Known() && !ww.Holds(e.End, e.End.Sub(e.Start))) {
-			continue
-		}
-		h := hists[e.Tag]
-		if h == nil {
-			h = metrics.NewHistogram()
-			hists[e.Tag] = h
-		}
-		h.Merge(e.Hist)
-		if e.Tag == totalTag {
-			n++
-			if from.IsZero() || e.Start.Before(from) {
-				from = e.Start
-			}
-			if e.End.After(to) {
-				to = e.End
-			}
-		}
+	byTag, err := results.MergeLatency(r.dir, r.window(), func(tag string) bool { return want[tag] })
+	if byTag == nil {
+		return nil, err
 	}
-	return hists, from, to, n, n > 0
+	m := &merged{hists: make(map[string]*hdrhistogram.Histogram, len(byTag))}
+	for tag, mt := range byTag {
+		m.hists[tag] = mt.Hist
+	}
+	if total := byTag[metrics.TagTotal+"/"+metrics.KindResp]; total != nil {
+		m.from, m.to, m.n = total.From, total.To, total.Intervals
+	}
+	return m, err
 }
 
 // computedSummary is the summary of a run whose run.json has none (it
