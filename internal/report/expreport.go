@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -78,7 +79,7 @@ func ExperimentReport(dir string, rec *experiment.Record) (*Doc, error) {
 			after = append(after, anchored{at: isChecklist, blocks: stall, before: true})
 		}
 	}
-	if t := runsTable(rec); t != nil {
+	if t := runsTable(dir, rec); t != nil {
 		after = append(after, anchored{at: isChecklist, blocks: []Block{t}})
 	}
 	d.Blocks = placeAfter(d.Blocks, after)
@@ -828,8 +829,9 @@ func spectrum(h quantiler) chart.Series {
 
 // runsTable is every run of the experiment with its figures; each run's
 // name links to its own report (runs/NAME/report.html, beside its run
-// directory's files). Nil without runs.
-func runsTable(rec *experiment.Record) *Table {
+// directory's files) when its run directory is there (a run whose
+// directory was removed has no report to link to). Nil without runs.
+func runsTable(dir string, rec *experiment.Record) *Table {
 	if len(rec.Runs) == 0 {
 		return nil
 	}
@@ -840,7 +842,9 @@ func runsTable(rec *experiment.Record) *Table {
 		name := Cell{Text: strconv.Itoa(r.N)}
 		if r.Dir != "" {
 			name.Text = strings.TrimPrefix(path.Clean(filepath.ToSlash(r.Dir)), experiment.RunsDir+"/")
-			name.Link = runLink(r.Dir)
+			if _, err := os.Stat(filepath.Join(dir, r.Dir, results.RunFile)); err == nil {
+				name.Link = runLink(r.Dir)
+			}
 		}
 		status := "completed"
 		switch {

@@ -104,7 +104,18 @@ func abVariants() *experiment.Record {
 // the names survive as text and the IDs are sanitised.
 func TestExperimentReportVariants(t *testing.T) {
 	rec := abVariants()
-	d, err := ExperimentReport("/tmp/ab", rec)
+	// Every run's directory is there but the last one's, whose name then
+	// links to nothing.
+	dir := t.TempDir()
+	for _, r := range rec.Runs[:len(rec.Runs)-1] {
+		if err := os.MkdirAll(filepath.Join(dir, r.Dir), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, r.Dir, results.RunFile), []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := ExperimentReport(dir, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +222,11 @@ func TestExperimentReportVariants(t *testing.T) {
 		t.Fatalf("after the checklist: %T", d.Blocks[ci+1])
 	}
 	for i, row := range runs.Rows {
-		if want := rec.Runs[i].Dir + "/report.html"; row[0].Link != want || row[0].Text != strings.TrimPrefix(rec.Runs[i].Dir, "runs/") {
+		want := rec.Runs[i].Dir + "/report.html"
+		if i == len(runs.Rows)-1 {
+			want = "" // its directory is gone
+		}
+		if row[0].Link != want || row[0].Text != strings.TrimPrefix(rec.Runs[i].Dir, "runs/") {
 			t.Errorf("run %d: cell %+v, want a link to %s", i+1, row[0], want)
 		}
 		if row[1].Text != rec.Runs[i].Variant {
@@ -222,7 +237,7 @@ func TestExperimentReportVariants(t *testing.T) {
 		t.Errorf("last block %T, want the experiment directory's line", d.Blocks[len(d.Blocks)-1])
 	}
 	// The text summary's blocks are all there, in their order.
-	if got, want := len(d.Blocks), len(Experiment(rec, "/tmp/ab").Blocks)+3; got != want {
+	if got, want := len(d.Blocks), len(Experiment(rec, dir).Blocks)+3; got != want {
 		t.Errorf("%d blocks, want the summary's and 3 (dots, forest, runs)", got)
 	}
 	checkMarkdown(t, d, "runs/001-base-1/report.html", "&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;")
