@@ -12,6 +12,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,6 +109,13 @@ injections: [{at: 6s, kind: lock, table: pgbench_branches, duration: 4s}]
 	}
 	if n := evalIn[int](t, p, `document.querySelectorAll('ul.markers li[data-kind="stall"]').length`); n == 0 {
 		t.Errorf(`no ul.markers li[data-kind="stall"]`)
+	}
+	// The linked panels put one time at one x: every time panel's plot area
+	// has the same left and right edges, with or without a right axis.
+	edges := evalIn[[]string](t, p, `Array.from(document.querySelectorAll('figure.chart[data-kind="time"] .u-over')).map(function (e) {
+		var b = e.getBoundingClientRect(); return Math.round(b.left) + "-" + Math.round(b.right); })`)
+	if len(edges) < 2 || len(slices.Compact(slices.Clone(edges))) != 1 {
+		t.Errorf("the time panels' plot areas (left-right px) differ: %v", edges)
 	}
 }
 
