@@ -490,3 +490,43 @@ func TestHTMLDotsGrid(t *testing.T) {
 		}
 	}
 }
+
+// FuzzHTMLText: whatever text the server or the user gives (a title, a
+// line, a cell, a link, a checklist item, a note, a chart's title, series
+// and marker labels) adds no markup to the page: the page has as many '<'
+// as with the text "x" (apart from a link's own <a></a>, made only for a
+// relative path), and never a javascript: link.
+func FuzzHTMLText(f *testing.F) {
+	for _, s := range []string{xss, "javascript:alert(1)", "<!--", "]]>", "</script", "\x00\xff", "a&b\"'", "runs/a/report.html", "//evil.example/x", "<svg onload=alert(1)>"} {
+		f.Add(s)
+	}
+	page := func(t *testing.T, s string) string {
+		d := &Doc{Title: s}
+		d.Add(&Lines{Title: s, Lines: []string{s}},
+			&Table{Title: s, Head: []string{s}, Rows: [][]Cell{{{Text: s, Why: s, Link: s}}}, Notes: []string{s}, Sortable: true},
+			&Checklist{Title: s, Items: []results.Check{{Name: s, Status: "warn", Value: s, Message: s}}},
+			&Notes{Prefix: s, Lines: []string{s}},
+			&Figure{Title: s, Notes: []string{s}, Charts: []*chart.Chart{{ID: "c", Title: s, Kind: chart.Time, Note: s,
+				Y:       chart.Axis{Label: s, Unit: s},
+				Series:  []chart.Series{{Name: s, X: chart.Values{1, 2}, Y: chart.Values{1, 2}}},
+				Markers: []chart.Marker{{X: 1, Label: s, Kind: chart.MarkStall}},
+				Spans:   []chart.Span{{From: 1, To: 2, Label: s, Kind: chart.MarkStall}},
+				Refs:    []chart.Ref{{Value: 1, Label: s}}}}})
+		return renderHTML(t, d)
+	}
+	markup := func(p string) int {
+		return strings.Count(p, "<") - strings.Count(p, "<a ") - strings.Count(p, "</a>")
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if strings.TrimSpace(s) == "" {
+			return // an empty title or line is left out: less markup, not more
+		}
+		got, base := page(t, s), page(t, "x")
+		if markup(got) != markup(base) {
+			t.Fatalf("text %q changed the page's markup: %d '<' against %d", s, markup(got), markup(base))
+		}
+		if strings.Contains(strings.ToLower(got), `href="javascript:`) {
+			t.Fatalf("text %q made a javascript: link", s)
+		}
+	})
+}
