@@ -117,15 +117,15 @@ func mdRawTable(w *bufio.Writer, head []string, rows [][]string) {
 }
 
 // mdLinkedRows are a table's rows as Markdown cells: escaped, and a cell
-// with a Link as a link to its relative path.
+// with a Link that is a relative path (safeLink) as a link to it.
 func mdLinkedRows(rows [][]Cell) [][]string {
 	out := make([][]string, len(rows))
 	for i, row := range rows {
 		out[i] = make([]string, len(row))
 		for j, c := range row {
 			out[i][j] = mdCell(c.Text)
-			if c.Link != "" {
-				out[i][j] = "[" + out[i][j] + "](" + mdURL(c.Link) + ")"
+			if l := safeLink(c.Link); l != "" {
+				out[i][j] = "[" + out[i][j] + "](" + mdURL(l) + ")"
 			}
 		}
 	}
