@@ -60,18 +60,24 @@ func demoLevels(rec *experiment.Record) *Table {
 	return t
 }
 
-// demoStall is the stall's table, the closed-model run against the
-// open-model one under the same lock; nil without both runs.
-func demoStall(rec *experiment.Record) *Table {
-	var sc, so *experiment.RunRecord
+// demoStallRuns are the demo's stall-closed and stall-open runs (the last
+// of each), nil for one the record does not have.
+func demoStallRuns(rec *experiment.Record) (closed, open *experiment.RunRecord) {
 	for i := range rec.Runs {
 		switch rec.Runs[i].Variant {
 		case experiment.DemoStallClosed:
-			sc = &rec.Runs[i]
+			closed = &rec.Runs[i]
 		case experiment.DemoStallOpen:
-			so = &rec.Runs[i]
+			open = &rec.Runs[i]
 		}
 	}
+	return closed, open
+}
+
+// demoStall is the stall's table, the closed-model run against the
+// open-model one under the same lock; nil without both runs.
+func demoStall(rec *experiment.Record) *Table {
+	sc, so := demoStallRuns(rec)
 	if sc == nil || so == nil {
 		return nil
 	}

@@ -701,15 +701,7 @@ func demoLatencyLimit(dir string, rec *experiment.Record) float64 {
 // closed-model run and its first completed open-model one (not a ramp's or
 // a search's); nil, nil without both.
 func stallRuns(rec *experiment.Record) (closed, open *experiment.RunRecord) {
-	for i := range rec.Runs {
-		switch rec.Runs[i].Variant {
-		case experiment.DemoStallClosed:
-			closed = &rec.Runs[i]
-		case experiment.DemoStallOpen:
-			open = &rec.Runs[i]
-		}
-	}
-	if closed != nil && open != nil {
+	if closed, open = demoStallRuns(rec); closed != nil && open != nil {
 		return closed, open
 	}
 	closed, open = nil, nil

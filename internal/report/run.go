@@ -39,6 +39,18 @@ type RunScript struct {
 	Commands []string // each command's first line, by index (for -r's table)
 }
 
+// summaries are the latency summaries a run shows: each script's when
+// there are several, then the total.
+func summaries(s *results.Summary) []*results.ScriptSummary {
+	var out []*results.ScriptSummary
+	if len(s.Scripts) > 1 {
+		for i := range s.Scripts {
+			out = append(out, &s.Scripts[i])
+		}
+	}
+	return append(out, &s.Total)
+}
+
 // runChecklistTitle heads the checklist of a run.
 const runChecklistTitle = "checklist (DESIGN §8: what this run can and cannot show)"
 
@@ -62,13 +74,7 @@ func Run(v *RunView) *Doc {
 	d.Add(head)
 
 	// One block per script when there are several, then the total.
-	blocks := []*results.ScriptSummary{}
-	if len(s.Scripts) > 1 {
-		for i := range s.Scripts {
-			blocks = append(blocks, &s.Scripts[i])
-		}
-	}
-	blocks = append(blocks, &s.Total)
+	blocks := summaries(s)
 	for i, ss := range blocks {
 		title := "total"
 		if len(blocks) > 1 && i < len(blocks)-1 {

@@ -179,14 +179,7 @@ func (r *runReport) summary() []Block {
 	}
 	v := r.view(s)
 	var blocks []Block
-	all := []*results.ScriptSummary{}
-	if len(s.Scripts) > 1 {
-		for i := range s.Scripts {
-			all = append(all, &s.Scripts[i])
-		}
-	}
-	all = append(all, &s.Total)
-	for i, ss := range all {
+	for i, ss := range summaries(s) {
 		title := "summary, total"
 		if ss != &s.Total {
 			title = fmt.Sprintf("summary, script %d: %s (weight %d)", i+1, ss.Name, v.script(i).Weight)

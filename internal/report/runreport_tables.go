@@ -53,12 +53,7 @@ func (r *runReport) statementBlocks() []Block {
 			if others == nil {
 				others = &results.StatementRow{Sessions: results.SessionsOthers}
 			}
-			others.Calls += s.Calls
-			others.Rows += s.Rows
-			others.TotalExecMs += s.TotalExecMs
-			others.SharedBlksHit += s.SharedBlksHit
-			others.SharedBlksRead += s.SharedBlksRead
-			others.WALBytes += s.WALBytes
+			addCounters(others, s)
 			continue
 		}
 		run = append(run, *s)
@@ -109,13 +104,8 @@ func (r *runReport) statementBlocks() []Block {
 	}
 	if rest := run[min(len(run), reportStatements):]; len(rest) > 0 {
 		sum := results.StatementRow{}
-		for _, s := range rest {
-			sum.Calls += s.Calls
-			sum.Rows += s.Rows
-			sum.TotalExecMs += s.TotalExecMs
-			sum.SharedBlksHit += s.SharedBlksHit
-			sum.SharedBlksRead += s.SharedBlksRead
-			sum.WALBytes += s.WALBytes
+		for i := range rest {
+			addCounters(&sum, &rest[i])
 		}
 		add(&sum, fmt.Sprintf("(%d more statements)", len(rest)))
 	}
@@ -163,4 +153,15 @@ func (r *runReport) checklist() []Block {
 		items[i] = c
 	}
 	return []Block{&Checklist{Title: runChecklistTitle, Items: items}}
+}
+
+// addCounters adds the counters of s that the statements table shows into
+// sum (a row standing for several statements).
+func addCounters(sum, s *results.StatementRow) {
+	sum.Calls += s.Calls
+	sum.Rows += s.Rows
+	sum.TotalExecMs += s.TotalExecMs
+	sum.SharedBlksHit += s.SharedBlksHit
+	sum.SharedBlksRead += s.SharedBlksRead
+	sum.WALBytes += s.WALBytes
 }
