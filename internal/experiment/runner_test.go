@@ -392,18 +392,22 @@ collect: false
 }
 
 // TestExperimentRamp: a ramp by rate runs its levels in order and reports
-// each with its waits by type. The script sleeps 5 ms, so 2 clients carry
-// at most 400 tx/s and the sampled sessions wait on Timeout:PgSleep.
+// each with its waits by type. The script sleeps 25 ms, longer than the
+// 20 ms between uniform arrivals at the lowest level, so a session is in
+// pg_sleep at every instant and no 100 ms sample of pg_stat_activity can
+// miss it (with a 5 ms sleep at 50/s the sampler, phase-locked to the
+// schedule, could fall into the gaps of a whole run). 8 clients carry up
+// to 320 tx/s; the sampled sessions wait on Timeout:PgSleep.
 func TestExperimentRamp(t *testing.T) {
 	url := measuredStatementsDB(t)
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "sleep.sql"), []byte("SELECT pg_sleep(0.005);\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "sleep.sql"), []byte("SELECT pg_sleep(0.025);\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "ramp.yaml")
 	if err := os.WriteFile(path, []byte(`
 workload: {scripts: [{file: sleep.sql}]}
-load: {clients: 2, arrival: uniform, ramp: {by: rate, from: 50, to: 200, steps: 3, spacing: geometric, step_duration: 2s}}
+load: {clients: 8, arrival: uniform, ramp: {by: rate, from: 50, to: 200, steps: 3, spacing: geometric, step_duration: 2s}}
 protocol: {warmup: 1s, repeats: 1}
 collect: [waits, statements]
 `), 0o644); err != nil {
