@@ -10,6 +10,7 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/compare"
+	"github.com/pgtrial/pgtrial/internal/explain"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
@@ -81,6 +82,8 @@ func (r *runner) analyse() {
 			}
 		}
 	}
+
+	rec.Findings = explain.Experiment(r.explainInput(loaded), r.explainConfig())
 
 	// SLOs: each variant's median quantile over its repeats at each rate.
 	rec.SLOs = nil
@@ -289,4 +292,39 @@ func (r *runner) primary() string {
 		return r.spec.SLOs[0].Key()
 	}
 	return ""
+}
+
+// explainInput is the experiment's runs for its findings: the runs of a
+// fixed load or of a ramp's steps that have a summary (a search's probes
+// are left out: each rate runs once, by design).
+func (r *runner) explainInput(loaded map[int]*results.Run) *explain.ExperimentInput {
+	rec := r.rec
+	in := &explain.ExperimentInput{Dir: r.env.Dir, Primary: r.primary(), Margin: r.spec.Protocol.Margin,
+		Interleaved: rec.Interleave, Seed: rec.Seed}
+	if rp := r.spec.Load.Ramp; rp != nil {
+		in.By, in.Levels = "rate", rp.Levels()
+		if rp.By == RampClients {
+			in.By = "clients"
+		}
+	}
+	for _, v := range rec.Variants {
+		in.Variants = append(in.Variants, v.Name)
+	}
+	for _, rr := range rec.Runs {
+		run := loaded[rr.N]
+		if run == nil || (rr.Phase != "" && rr.Phase != "step") || r.spec.Search != nil {
+			continue
+		}
+		in.Runs = append(in.Runs, explain.ExpRun{Variant: rr.Variant, Level: rr.Level, Repeat: rr.Repeat,
+			Dir: filepath.Join(r.env.Dir, rr.Dir), Run: run})
+	}
+	return in
+}
+
+// explainConfig is the findings' settings: Env.Explain, else the defaults.
+func (r *runner) explainConfig() explain.Config {
+	if r.env.Explain != nil {
+		return *r.env.Explain
+	}
+	return explain.Defaults()
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/capacity"
 	"github.com/pgtrial/pgtrial/internal/compare"
+	"github.com/pgtrial/pgtrial/internal/explain"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/serverctl"
 )
@@ -53,11 +54,15 @@ type Record struct {
 	Calibration *Calibration      `json:"calibration,omitempty"`
 	Comparisons []*compare.Report `json:"comparisons,omitempty"`
 	Ramp        []RampLevel       `json:"ramp,omitempty"`
-	Search      *capacity.Result  `json:"search,omitempty"`
-	SLOs        []SLOResult       `json:"slos,omitempty"`
-	Checks      []results.Check   `json:"checks,omitempty"`
-	Warnings    []string          `json:"warnings,omitempty"`
-	Interrupted bool              `json:"interrupted,omitempty"`
+	// Findings are what the runs' evidence says about why (internal/explain:
+	// the ramp per level, each variant against the first, associations, OS
+	// alarms, plans that changed); versioned by their schema.
+	Findings    *explain.ExperimentFindings `json:"findings,omitempty"`
+	Search      *capacity.Result            `json:"search,omitempty"`
+	SLOs        []SLOResult                 `json:"slos,omitempty"`
+	Checks      []results.Check             `json:"checks,omitempty"`
+	Warnings    []string                    `json:"warnings,omitempty"`
+	Interrupted bool                        `json:"interrupted,omitempty"`
 	// Reason is what interrupted the experiment ("SIGINT", "SIGTERM", …;
 	// "killed" when `pgtrial experiment --restore` finished the record).
 	Reason string `json:"interrupt_reason,omitempty"`

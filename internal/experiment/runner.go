@@ -16,6 +16,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/capacity"
 	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/engine"
+	"github.com/pgtrial/pgtrial/internal/explain"
 	"github.com/pgtrial/pgtrial/internal/loader"
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/pgerr"
@@ -57,6 +58,9 @@ type Env struct {
 	// postgresql.auto.conf holds another experiment's unrestored values
 	// (serverctl.MarkerSetting).
 	Force bool
+	// Explain is the findings' settings (--explain), for every run's
+	// findings and the experiment's; nil: the defaults.
+	Explain *explain.Config
 }
 
 // restoreTimeout bounds putting a variant back (teardown SQL, settings,
@@ -506,6 +510,7 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 	}
 	kinds := s.Collect.Kinds
 	tc := &trial.Config{
+		Explain:         r.env.Explain,
 		ConnString:      r.env.ConnString,
 		Target:          r.target,
 		Scale:           r.scale,

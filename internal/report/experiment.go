@@ -43,6 +43,7 @@ func Experiment(rec *experiment.Record, dir string) *Doc {
 	if len(rec.Ramp) > 0 {
 		d.Add(rampTable(rec.Ramp))
 	}
+	d.Add(ExperimentFindingsBlocks(rec.Findings)...)
 	if rec.Search != nil {
 		d.Add(CapacityBlocks(rec.Search)...)
 	}

@@ -79,6 +79,7 @@ func ExperimentReport(dir string, rec *experiment.Record) (*Doc, error) {
 			after = append(after, anchored{at: isChecklist, blocks: stall, before: true})
 		}
 	}
+	after = append(after, experimentFindingsFigures(rec, ids)...)
 	if t := runsTable(dir, rec); t != nil {
 		after = append(after, anchored{at: isChecklist, blocks: []Block{t}})
 	}

@@ -104,6 +104,7 @@ func Run(v *RunView) *Doc {
 			format.Rate(s.TargetRate), format.Rate(s.AchievedRate), format.Share(share))}})
 	}
 	d.Add(EvidenceBlocks(run.Evidence, run.Collectors)...)
+	d.Add(RunFindingsBlocks(run.Findings)...)
 	if len(run.Checks) > 0 {
 		d.Add(&Checklist{Title: runChecklistTitle, Items: run.Checks})
 	}

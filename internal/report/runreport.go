@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pgtrial/pgtrial/internal/explain"
 	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
@@ -41,6 +42,7 @@ func RunReport(dir string) (*Doc, error) {
 	d.Add(r.spectrumFigure())
 	d.Add(r.statementBlocks()...)
 	d.Add(r.evidenceBlocks()...)
+	d.Add(RunFindingsBlocks(r.findings())...)
 	d.Add(r.checklist()...)
 	if len(run.Warnings) > 0 {
 		d.Add(&Notes{Prefix: "warning: ", Lines: redactAll(run.Warnings)})
@@ -494,4 +496,14 @@ func redactAll(ss []string) []string {
 		out[i] = redact(s)
 	}
 	return out
+}
+
+// findings are run.json's findings, or, for a run written before they
+// were (or whose end did not get to them), computed now from the
+// directory with the default settings.
+func (r *runReport) findings() *results.Findings {
+	if r.run.Findings != nil {
+		return r.run.Findings
+	}
+	return explain.Run(r.dir, r.run, explain.Defaults())
 }

@@ -354,51 +354,34 @@ func (r *runReport) markers() ([]chart.Marker, []chart.Span) {
 	if len(r.timeline) > 0 {
 		firstX = r.timeline[0].Elapsed - r.interval
 	}
-	for _, c := range results.CheckpointSpans(r.events) {
-		kind := c.Kind
-		if kind == "" {
-			kind = "unknown"
-		}
-		label := "checkpoint (" + kind + ")"
-		from, to := firstX, lastX
-		if !c.Start.IsZero() {
-			from = r.x(c.Start)
-			mark(c.Start, chart.MarkCheckpoint, label+" started")
-		}
-		if !c.End.IsZero() {
-			to = r.x(c.End)
-			mark(c.End, chart.MarkCheckpoint, label+" completed")
-		}
-		if to >= from {
-			sp = append(sp, chart.Span{From: from, To: to, Kind: chart.MarkCheckpoint, Label: label})
-		}
-	}
-	for _, e := range r.events {
-		switch e.Kind {
-		case results.EventAutovacuum:
-			mark(e.Time, chart.MarkAutovacuum, autovacuumLabel(e))
-		case results.EventInjection:
-			label, end := injectionLabel(e)
-			mark(e.Time, chart.MarkStall, label)
-			if end.After(e.Time) {
-				sp = append(sp, chart.Span{From: r.x(e.Time), To: r.x(end), Kind: chart.MarkStall, Label: label})
+	for _, o := range results.Occurrences(r.events) {
+		switch o.Kind {
+		case results.OccurCheckpoint:
+			from, to := firstX, lastX
+			if !o.Start.IsZero() {
+				from = r.x(o.Start)
+				mark(o.Start, chart.MarkCheckpoint, o.Label+" started")
 			}
-		case results.EventError:
-			class, _ := e.Data["class"].(string)
-			kind := chart.MarkError
-			label := "first " + cmp.Or(class, "unknown") + " failure"
-			if class == metrics.FailedConnection.String() {
-				kind = chart.MarkConnection
-				label = "first connection lost or refused"
+			if !o.End.IsZero() {
+				to = r.x(o.End)
+				mark(o.End, chart.MarkCheckpoint, o.Label+" completed")
 			}
-			if n := results.DataInt(e.Data["count"]); n > 0 {
-				label += fmt.Sprintf(" (%d in the interval)", n)
+			if to >= from {
+				sp = append(sp, chart.Span{From: from, To: to, Kind: chart.MarkCheckpoint, Label: o.Label})
 			}
-			mark(e.Time, kind, label)
-		case results.EventInterrupt:
-			mark(e.Time, chart.MarkOther, redact(cmp.Or(e.Message, "interrupted")))
-		case results.EventAbort:
-			mark(e.Time, chart.MarkOther, redact(cmp.Or(e.Message, "clients aborted")))
+		case results.OccurAutovacuum:
+			mark(o.Start, chart.MarkAutovacuum, o.Label)
+		case results.OccurStall:
+			mark(o.Start, chart.MarkStall, o.Label)
+			if o.End.After(o.Start) {
+				sp = append(sp, chart.Span{From: r.x(o.Start), To: r.x(o.End), Kind: chart.MarkStall, Label: o.Label})
+			}
+		case results.OccurError:
+			mark(o.Start, chart.MarkError, o.Label)
+		case results.OccurConnection:
+			mark(o.Start, chart.MarkConnection, o.Label)
+		case results.OccurInterrupt, results.OccurAbort:
+			mark(o.Start, chart.MarkOther, o.Label)
 		}
 	}
 	if !r.hasEvent(results.EventError) {
@@ -418,48 +401,6 @@ func (r *runReport) markers() ([]chart.Marker, []chart.Span) {
 
 func (r *runReport) hasEvent(kind string) bool {
 	return slices.ContainsFunc(r.events, func(e results.Event) bool { return e.Kind == kind })
-}
-
-// autovacuumLabel is "autovacuum and autoanalyze of pgbench_accounts".
-func autovacuumLabel(e results.Event) string {
-	table, _ := e.Data["table"].(string)
-	v, a := results.DataInt(e.Data["vacuums"]), results.DataInt(e.Data["analyzes"])
-	var what string
-	switch {
-	case v > 0 && a > 0:
-		what = "autovacuum and autoanalyze"
-	case a > 0:
-		what = "autoanalyze"
-	default:
-		what = "autovacuum"
-	}
-	return what + " of " + cmp.Or(table, "a table")
-}
-
-// injectionLabel is "injected lock on pgbench_branches, 5 s" and the
-// stall's end (Data "end", else the start + held_ms; zero: unknown).
-func injectionLabel(e results.Event) (string, time.Time) {
-	kind, _ := e.Data["kind"].(string)
-	table, _ := e.Data["table"].(string)
-	label := "injected " + cmp.Or(kind, "stall")
-	if table != "" {
-		label += " on " + table
-	}
-	var end time.Time
-	if s, ok := e.Data["end"].(string); ok {
-		end, _ = time.Parse(time.RFC3339Nano, s)
-	}
-	if end.IsZero() {
-		if ms, ok := e.Data["held_ms"].(float64); ok && ms > 0 {
-			end = e.Time.Add(time.Duration(ms * float64(time.Millisecond)))
-		}
-	}
-	if msg, ok := e.Data["error"].(string); ok && msg != "" {
-		label += " failed: " + redact(msg)
-	} else if end.After(e.Time) {
-		label += ", " + format.Duration(end.Sub(e.Time).Round(time.Millisecond))
-	}
-	return label, end
 }
 
 // Spectrum grid: quantiles q_k = 1 − 10^(−k/spectrumTicks), k = 0, 1, …,

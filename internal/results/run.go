@@ -10,6 +10,10 @@
 //	               SCRIPT/lag and total/…; values in µs
 //	timeline.csv   one row per interval (TimelineRow)
 //	events.jsonl   one Event per line
+//	slow.csv       the slowest transactions of each interval (slow.go)
+//	activity.csv   the client backends' pg_stat_activity samples by pid
+//	               (activity.go; internal/collect writes it)
+//	plans.json     the plans of the scripts' statements (plans.go)
 //	waits.csv, statements.csv, server.csv, os.csv
 //	               the collectors' rows (waits.go, statements.go,
 //	               server.go, os.go; internal/collect writes them)
@@ -78,6 +82,11 @@ type Run struct {
 	Server     *ServerInfo `json:"server,omitempty"`     // at the start of the run
 	Host       *Host       `json:"host,omitempty"`
 	Evidence   *Evidence   `json:"evidence,omitempty"` // over the measured window
+
+	// Findings are what the evidence says about why (internal/explain),
+	// computed at the end of the run from its directory; nil in runs
+	// written before them.
+	Findings *Findings `json:"findings,omitempty"`
 }
 
 // Tool is the program that measured.

@@ -25,6 +25,7 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/engine"
+	"github.com/pgtrial/pgtrial/internal/explain"
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/pgsession"
@@ -78,6 +79,10 @@ type Config struct {
 	// none: no run.json, intervals, events, collectors or checklist (the
 	// pgbench front end without --run-dir).
 	Dir string
+	// Explain is the findings' settings (explain.Config); nil: the
+	// defaults. The findings are computed into run.json at the end of a run
+	// with a Dir.
+	Explain *explain.Config
 
 	Tool        results.Tool
 	CommandLine []string          // recorded, passwords redacted
@@ -538,6 +543,11 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	}
 	if dir != nil {
 		run.Checks = runChecks(run, c.Dir)
+		cfg := explain.Defaults()
+		if c.Explain != nil {
+			cfg = *c.Explain
+		}
+		run.Findings = explain.Run(c.Dir, run, cfg)
 	}
 	finish()
 	if finishErr != nil {
