@@ -26,13 +26,13 @@ const (
 // with the label people read ("autovacuum of pgbench_accounts",
 // "injected lock on pgbench_branches, 3 s", "checkpoint (timed)").
 type Occurrence struct {
-	Kind  string    `json:"kind"`
-	Start time.Time `json:"start,omitzero"`
-	End   time.Time `json:"end,omitzero"` // zero: an instant, or the end is unknown
-	Label string    `json:"label"`
-	Table string    `json:"table,omitempty"` // autovacuum, stall
-	Class string    `json:"class,omitempty"` // error: the failure class
-	Count int64     `json:"count,omitempty"` // error: failures in the interval of the first
+	Kind      string    `json:"kind"`
+	Start     time.Time `json:"start,omitzero"`
+	End       time.Time `json:"end,omitzero"` // zero: an instant, or the end is unknown
+	Label     string    `json:"label"`
+	Table     string    `json:"table,omitempty"`     // autovacuum, stall
+	Class     string    `json:"class,omitempty"`     // error: the failure class
+	Count     int64     `json:"count,omitempty"`     // error: failures in the interval of the first
 	StartFrom time.Time `json:"start_from,omitzero"` // checkpoint: its start lies in (StartFrom, Start]
 }
 
