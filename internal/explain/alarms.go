@@ -120,8 +120,8 @@ func alarmItems(rows []results.OSRow, cpus int, memKB float64, cfg Config) []res
 			value: func(r *results.OSRow) (float64, string) {
 				best, name := math.NaN(), ""
 				for _, d := range r.Disks {
-					if !math.IsNaN(d.Util) && (math.IsNaN(best) || d.Util > best) {
-						best, name = d.Util/100, d.Name
+					if u := d.Util / 100; !math.IsNaN(u) && (math.IsNaN(best) || u > best) {
+						best, name = u, d.Name
 					}
 				}
 				return best, name

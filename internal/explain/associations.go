@@ -16,9 +16,11 @@ const (
 	// besides every wait type.
 	assocTopEvents = 10
 	// assocMinSamples is the fewest samples a wait needs over the window,
-	// assocMinIntervals the fewest intervals with active samples, for its
-	// correlations to be computed.
+	// assocMinActive the fewest intervals in which it was seen, for its
+	// correlations to be computed; assocMinIntervals the fewest measured
+	// intervals a run needs for any.
 	assocMinSamples   = 30
+	assocMinActive    = 3
 	assocMinIntervals = 10
 	// assocAlpha is the family-wise level of the "association" label
 	// (Holm over the waits ranked).
@@ -65,7 +67,7 @@ func associations(in *runInput) (*results.Associations, []string) {
 		a.Slowdown = "−tps (closed model: the clients' own rate is the speed)"
 	}
 	for _, k := range iv.candidates(assocTopEvents) {
-		if iv.samples[k] < assocMinSamples || iv.active(k) < assocMinIntervals {
+		if iv.samples[k] < assocMinSamples || iv.active(k) < assocMinActive {
 			a.Left++
 			continue
 		}
