@@ -120,25 +120,35 @@ func residuals(v, level []float64, group []int) (res []float64, lost int) {
 
 // withinCorr is the within-level association across intervals: each run's
 // per-interval series centred on its own means (which removes the run's
-// level and variant), pooled over the runs, and correlated by Spearman's ρ
-// with the effective n of its lag-1 autocorrelation (stats.Spearman); the
-// p-value then also allows for the k run means removed:
-// df = n_eff·(n − k)/n − 2.
+// level and variant), pooled over the runs, and correlated by Pearson's r.
+// Its p-value allows for the autocorrelation within the runs and for the k
+// run means removed:
+//
+//	df = n_eff·(n − k)/n − 2,  n_eff = stats.PairEffectiveN(n, ρx, ρy)
+//
+// with ρx, ρy the lag-1 autocorrelations within the runs (pooled, never
+// across two runs), each corrected for the downward bias of an estimate
+// around a sample mean (Kendall 1954: E ρ̂ ≈ ρ − (1 + 4ρ)/m, m the mean run
+// length). Without that correction, 60-interval runs at φ = 0.8 gave 7 %
+// false positives at 5 % (TestWithinCorr).
 func withinCorr(xs, ys [][]float64) stats.CorrResult {
 	var px, py []float64
-	k := 0
+	var cxs, cys [][]float64
 	for i := range xs {
 		cx, cy := centred(xs[i], ys[i])
-		if len(cx) < 2 {
+		if len(cx) < 3 {
 			continue
 		}
-		k++
+		cxs, cys = append(cxs, cx), append(cys, cy)
 		px, py = append(px, cx...), append(py, cy...)
 	}
-	c := stats.Spearman(px, py)
-	if !c.OK || c.N == 0 {
+	c := stats.Pearson(px, py)
+	k := len(cxs)
+	if !c.OK || c.N <= k {
 		return c
 	}
+	m := float64(c.N) / float64(k)
+	c.NEff = stats.PairEffectiveN(c.N, withinLag1(cxs, m), withinLag1(cys, m))
 	df := c.NEff*float64(c.N-k)/float64(c.N) - 2
 	if df < 1 {
 		c.P = 1
@@ -147,6 +157,26 @@ func withinCorr(xs, ys [][]float64) stats.CorrResult {
 	}
 	c.P = corrP(c.R, df)
 	return c
+}
+
+// withinLag1 is the lag-1 autocorrelation of centred series pooled within
+// each (Σ x_t·x_{t+1} / Σ x_t² over the runs), bias-corrected for runs of
+// mean length m: ρ̂ + (1 + 4ρ̂)/m, at most 0.99.
+func withinLag1(series [][]float64, m float64) float64 {
+	var num, den float64
+	for _, s := range series {
+		for i := range s {
+			den += s[i] * s[i]
+			if i > 0 {
+				num += s[i] * s[i-1]
+			}
+		}
+	}
+	if den == 0 {
+		return 0
+	}
+	r := num / den
+	return min(0.99, r+(1+4*r)/m)
 }
 
 // centred are the finite pairs of x and y, each minus its mean.
