@@ -158,6 +158,10 @@ func (iv *intervals) candidates(topEvents int) []waitKey {
 	if len(events) > topEvents {
 		events = events[:topEvents]
 	}
+	// A type that is one event (all its samples) is the event's row.
+	types = slices.DeleteFunc(types, func(t waitKey) bool {
+		return slices.ContainsFunc(events, func(e waitKey) bool { return e.typ == t.typ && iv.samples[e] == iv.samples[t] })
+	})
 	return append(types, events...)
 }
 

@@ -149,7 +149,7 @@ func levelAssociations(in *ExperimentInput) (*LevelAssociations, []string) {
 	}
 	la := &LevelAssociations{By: in.By, Runs: len(pts), Model: model, Speed: speedName,
 		Method: "Pearson's r across runs (one point per run); partial: residuals of each on the level within each variant, df = n − 2·variants − 1; " +
-			"within: Spearman's ρ across intervals around each run's means, pooled, effective n",
+			"within: Pearson's r across intervals (tps, p99) around each run's means, pooled, effective n of the within-run autocorrelation",
 		Formula: "score = mean share of active samples × max(0, partial r with slowdown); Holm over the waits ranked"}
 	levelsSeen, variantsSeen := map[float64]bool{}, map[int]bool{}
 	for _, p := range pts {
