@@ -20,6 +20,7 @@ type demoOptions struct {
 	quiet    bool
 	force    bool
 	noReport bool
+	explain  explainFlag
 }
 
 const demoLong = `demo shows the honest method on the throwaway local cluster in about 3 minutes
@@ -61,6 +62,7 @@ func newDemoCommand(info BuildInfo) *cobra.Command {
 	f.BoolVar(&o.json, "json", false, "print experiment.json instead of the report")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
 	f.BoolVar(&o.noReport, "no-report", false, "do not write the reports (report.html, report.md) of the demo and its runs")
+	addExplainFlag(f, &o.explain, "every run's findings and the demo's are computed with it")
 	f.BoolVar(&o.force, "force", false, "start although the server's postgresql.auto.conf holds an experiment's unrestored values (pgtrial.unrestored; see pgtrial experiment --restore)")
 	return cmd
 }
@@ -86,6 +88,7 @@ func runDemo(ctx context.Context, o *demoOptions, info BuildInfo, stdout, stderr
 		quiet:    o.quiet,
 		force:    o.force,
 		noReport: o.noReport,
+		explain:  o.explain.config(),
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Demo(ctx, cfg, env)
 		},

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgtrial/pgtrial/internal/experiment"
+	"github.com/pgtrial/pgtrial/internal/explain"
 	"github.com/pgtrial/pgtrial/internal/report"
 )
 
@@ -30,6 +31,7 @@ type experimentOptions struct {
 	// adjust or off; calibrateRuns --calibrate-runs (0: the file's or 4).
 	calibrate     string
 	calibrateRuns int
+	explain       explainFlag
 }
 
 const experimentLong = `experiment runs the experiment described by FILE.yaml and says whether its
@@ -137,6 +139,7 @@ func newExperimentCommand(info BuildInfo) *cobra.Command {
 	f.StringVar(&o.calibrate, "calibrate", "", "A/A runs of the first variant first, to measure the run-to-run spread and the repeats needed: `warn` (the default when given without a value) warns when the repeats are fewer, adjust raises them, off skips the file's protocol.calibrate")
 	f.Lookup("calibrate").NoOptDefVal = "warn"
 	f.IntVar(&o.calibrateRuns, "calibrate-runs", 0, "calibration runs (default 4, at least 3); implies --calibrate")
+	addExplainFlag(f, &o.explain, "every run's findings and the experiment's are computed with it")
 	f.StringVar(&o.restore, "restore", "", "put back what the experiment in `DIR` changed and did not undo (a crash, kill -9): DIR/restore.json; no FILE")
 	return cmd
 }
@@ -194,6 +197,7 @@ func runExperiment(ctx context.Context, o *experimentOptions, file string, info 
 		quiet:      o.quiet,
 		force:      o.force,
 		noReport:   o.noReport,
+		explain:    o.explain.config(),
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Execute(ctx, spec, env)
 		},
@@ -249,6 +253,7 @@ type experimentJob struct {
 	quiet      bool                    // no status line
 	force      bool                    // start despite another experiment's marker (Env.Force)
 	noReport   bool                    // no report.html and report.md at the end
+	explain    *explain.Config         // --explain: the findings' settings (nil: the defaults)
 	run        func(context.Context, experiment.Env) (*experiment.Record, error)
 	text       func(io.Writer, *experiment.Record, string) error // the text report
 }
@@ -283,6 +288,7 @@ func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, std
 	env.Dir, env.Tool, env.CommandLine = dir, info.tool(), os.Args
 	env.Out, env.Interrupt = out.println, sigs.get
 	env.Urgent, env.Force = sigs.Urgent(), j.force
+	env.Explain = j.explain
 	if !j.quiet && out.tty {
 		env.Status = out.status // a line a second is noise in a log: only on a terminal
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgtrial/pgtrial/internal/experiment"
+	"github.com/pgtrial/pgtrial/internal/explain"
 	"github.com/pgtrial/pgtrial/internal/report"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
@@ -28,6 +29,8 @@ type reportOptions struct {
 	cmp  *compareOptions // a comparison's runs and options, as compare has them
 	out  string          // a comparison's directory ("": ./compare-<time>)
 	open bool
+	// explain is --explain: a run's findings are computed again with it.
+	explain explainFlag
 }
 
 const reportLong = `report writes the reports people look at: report.html, one self-contained page
@@ -76,6 +79,7 @@ func newReportCommand() *cobra.Command {
 	f.SortFlags = false
 	f.StringVar(&o.out, "out", "", "a comparison's report directory (default: a new ./compare-YYYYMMDD-HHMMSS); a run's or an experiment's report goes into its own directory")
 	f.BoolVar(&o.open, "open", false, "open report.html in the browser ($BROWSER, else xdg-open, else open)")
+	addExplainFlag(f, &o.explain, "a run directory's findings are computed again with it (otherwise the report shows run.json's)")
 	addCompareFlags(f, o.cmp)
 	return cmd
 }
@@ -91,8 +95,11 @@ func runReport(o *reportOptions, args []string, dash int, stdout, stderr io.Writ
 		if o.out != "" {
 			return fmt.Errorf("--out is for a comparison: the report of %s goes into that directory", args[0])
 		}
-		w, err = reportOfDir(args[0], stderr)
+		w, err = reportOfDir(args[0], o.explain.config(), stderr)
 	} else {
+		if o.explain.config() != nil {
+			return errors.New("--explain recomputes a run directory's findings; a comparison has none")
+		}
 		w, err = reportOfComparison(o, args, dash)
 	}
 	if err != nil {
@@ -108,7 +115,7 @@ func runReport(o *reportOptions, args []string, dash int, stdout, stderr io.Writ
 
 // reportOfDir writes the report of a run or experiment directory (or of
 // the directory of a run.json or experiment.json path) into it.
-func reportOfDir(path string, stderr io.Writer) (report.Written, error) {
+func reportOfDir(path string, cfg *explain.Config, stderr io.Writer) (report.Written, error) {
 	const expected = "give a run directory (it holds run.json) or an experiment directory (experiment.json)"
 	dir := path
 	fi, err := os.Stat(path)
@@ -125,13 +132,16 @@ func reportOfDir(path string, stderr io.Writer) (report.Written, error) {
 	}
 	switch {
 	case fileExists(filepath.Join(dir, results.ExperimentFile)):
+		if cfg != nil {
+			return report.Written{}, fmt.Errorf("--explain recomputes a run directory's findings; %s is an experiment's, whose findings are computed by \"pgtrial experiment --explain\" (give one of its runs/NAME directories)", dir)
+		}
 		var rec experiment.Record
 		if err := results.ReadExperiment(dir, &rec); err != nil {
 			return report.Written{}, err
 		}
 		return writeExperimentReports(dir, &rec, stderr)
 	case fileExists(filepath.Join(dir, results.RunFile)):
-		return writeRunReport(dir)
+		return writeDoc(dir, func() (*report.Doc, error) { return report.RunReportWith(dir, cfg) })
 	}
 	return report.Written{}, fmt.Errorf("not a run or experiment directory: no %s or %s in %s", results.RunFile, results.ExperimentFile, dir)
 }

@@ -50,6 +50,7 @@ type runOptions struct {
 	noReport        bool
 	continueOnError bool
 	collect         collectOptions
+	explain         explainFlag
 }
 
 // scriptSpec is one -b NAME[@W] or -f FILE[@W].
@@ -231,6 +232,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
 	f.BoolVar(&o.noReport, "no-report", false, "do not write report.html and report.md into the run directory (pgtrial report writes them later)")
 	o.collect.addFlags(f)
+	addExplainFlag(f, &o.explain, "the findings in run.json are computed with it")
 	// -h stays help here: run has no -h/--host (use the URL).
 	return cmd
 }
@@ -315,6 +317,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		Seed:            plan.seed,
 		Collect:         o.collect.config(tgt.local != ""),
 		Dir:             dirPath,
+		Explain:         o.explain.config(),
 		Tool:            info.tool(),
 		CommandLine:     os.Args,
 		Warnings:        warnings,

@@ -27,12 +27,16 @@ import (
 // Only a directory that is not a run directory (results.Load fails) is an
 // error; a file that is missing or unreadable makes its part "—" with the
 // reason.
-func RunReport(dir string) (*Doc, error) {
+func RunReport(dir string) (*Doc, error) { return RunReportWith(dir, nil) }
+
+// RunReportWith is RunReport with the findings computed again with cfg
+// (`pgtrial report --explain`); nil shows run.json's.
+func RunReportWith(dir string, cfg *explain.Config) (*Doc, error) {
 	run, err := results.Load(dir)
 	if err != nil {
 		return nil, err
 	}
-	r := &runReport{dir: dir, run: run}
+	r := &runReport{dir: dir, run: run, explain: cfg}
 	r.read()
 	d := &Doc{Title: "pgtrial run report: " + r.workloadName()}
 	d.Add(r.status()...)
@@ -53,8 +57,9 @@ func RunReport(dir string) (*Doc, error) {
 // runReport is one run directory read for its report. Every file is read
 // once; a file that cannot be read keeps its error, which its part shows.
 type runReport struct {
-	dir string
-	run *results.Run
+	dir     string
+	run     *results.Run
+	explain *explain.Config // settings to compute the findings again with; nil: run.json's
 
 	timeline   []results.TimelineRow
 	events     []results.Event
@@ -502,6 +507,9 @@ func redactAll(ss []string) []string {
 // were (or whose end did not get to them), computed now from the
 // directory with the default settings.
 func (r *runReport) findings() *results.Findings {
+	if r.explain != nil {
+		return explain.Run(r.dir, r.run, *r.explain)
+	}
 	if r.run.Findings != nil {
 		return r.run.Findings
 	}
