@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/pgtrial/pgtrial/internal/report"
+	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/results/resultstest"
 )
 
@@ -68,5 +69,44 @@ func TestExplainFlag(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "report", "--explain", "nope=1", dir); code != 1 || !strings.Contains(stderr, "unknown name \"nope\"") {
 		t.Errorf("report --explain nope=1: exit %d, %q", code, stderr)
+	}
+}
+
+// TestRunExplainFindings: a real run with the collectors and --explain
+// keeps the setting in run.json's findings and its alarms use it; the
+// summary prints the alarms, the associations (or why they are missing)
+// and the Pareto.
+func TestRunExplainFindings(t *testing.T) {
+	url := runTestDB(t)
+	t.Chdir(t.TempDir())
+	out, _ := mustRun(t, 0, "run", url, "--closed", "-T", "12s", "--warmup", "0s", "-c", "3", "-b", "tpcb-like",
+		"--explain", "alarm.r=0.5", "--no-report", "--quiet")
+	t.Logf("\n%s", out)
+	run, err := results.Load(runDirFrom(t, out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := run.Findings
+	if f == nil || len(f.Settings) != 1 || f.Settings[0] != "alarm.r=0.5" {
+		t.Fatalf("findings' settings: %+v", f)
+	}
+	if f.Alarms == nil {
+		t.Fatalf("no alarms: %v", f.Warnings)
+	}
+	for _, it := range f.Alarms.Items {
+		if it.Name == "runnable" && it.Missing == "" && it.Threshold != 0.5*float64(run.Host.CPUs) {
+			t.Errorf("runnable's threshold %v, want 0.5 × %d CPUs", it.Threshold, run.Host.CPUs)
+		}
+	}
+	if f.Pareto == nil || f.Pareto.WaitsMissing != "" {
+		t.Errorf("no Pareto of waits: %+v %v", f.Pareto, f.Warnings)
+	}
+	if f.Associations == nil && !strings.Contains(strings.Join(f.Warnings, "\n"), "associations: missing") {
+		t.Errorf("no associations and no warning why: %v", f.Warnings)
+	}
+	for _, want := range []string{"OS alarms (share of the", "r > 0.5 × CPUs", "Pareto: the wait events"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary lacks %q", want)
+		}
 	}
 }

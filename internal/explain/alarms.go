@@ -31,7 +31,7 @@ import (
 func alarms(in *runInput) (*results.Alarms, []string) {
 	rows, err := results.ReadOS(in.dir)
 	if err != nil {
-		return nil, []string{"OS alarms: missing (" + results.OSFile + " could not be read: " + err.Error() + ")"}
+		return nil, []string{"OS alarms: missing (" + readWhy(in.run, results.EvidenceOS, results.OSFile, err) + ")"}
 	}
 	w := results.MeasuredWindow(in.run)
 	if !w.Known() {

@@ -123,9 +123,11 @@ func TestAlarmsMissing(t *testing.T) {
 	if _, err := json.Marshal(a); err != nil {
 		t.Errorf("alarms do not encode (NaN?): %v", err)
 	}
-	// No os.csv: nil and a warning.
+	// No os.csv: nil and a warning with the collector's reason.
+	run.Evidence = &results.Evidence{}
+	run.Evidence.SetMissing(results.EvidenceOS, "the os collector was off (--collect)")
 	a, warn := alarms(&runInput{dir: t.TempDir(), run: run, cfg: Defaults()})
-	if a != nil || len(warn) != 1 || !strings.Contains(warn[0], "missing") {
+	if a != nil || len(warn) != 1 || !strings.Contains(warn[0], "missing (not collected: the os collector was off") {
 		t.Errorf("no os.csv: %+v, %v", a, warn)
 	}
 }

@@ -175,11 +175,11 @@ func loadIntervals(dir string, run *results.Run) (*intervals, string) {
 	}
 	tl, err := results.ReadTimeline(dir)
 	if err != nil {
-		return nil, results.TimelineFile + " could not be read: " + err.Error()
+		return nil, readWhy(run, "timeline", results.TimelineFile, err)
 	}
 	wr, err := results.ReadWaits(dir)
 	if err != nil {
-		return nil, results.WaitsFile + " could not be read: " + err.Error()
+		return nil, readWhy(run, results.EvidenceWaits, results.WaitsFile, err)
 	}
 	ivl := medianGap(len(tl), func(i int) float64 { return tl[i].Elapsed })
 	slot := func(elapsed float64) int64 { return int64(math.Round(elapsed / ivl)) }

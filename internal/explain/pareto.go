@@ -20,7 +20,6 @@ import (
 // join on queryid drops and can multiply samples).
 func pareto(in *runInput) (*results.Pareto, []string) {
 	p := &results.Pareto{Share: in.cfg.Pareto}
-	var warn []string
 	if why := paretoWaits(in, p); why != "" {
 		p.WaitsMissing = why
 	}
@@ -30,7 +29,7 @@ func pareto(in *runInput) (*results.Pareto, []string) {
 	if p.WaitsMissing != "" && p.StmtsMissing != "" {
 		return nil, []string{"Pareto: missing (waits: " + p.WaitsMissing + "; statements: " + p.StmtsMissing + ")"}
 	}
-	return p, warn
+	return p, nil
 }
 
 // paretoWaits fills the waits' Pareto; it returns why it could not.
@@ -41,7 +40,7 @@ func paretoWaits(in *runInput, p *results.Pareto) string {
 	}
 	rows, err := results.ReadWaits(in.dir)
 	if err != nil {
-		return results.WaitsFile + " could not be read: " + err.Error()
+		return readWhy(in.run, results.EvidenceWaits, results.WaitsFile, err)
 	}
 	class := "all"
 	for _, r := range rows {
@@ -84,7 +83,7 @@ func waitName(typ, event string) string {
 func paretoStatements(in *runInput, p *results.Pareto) string {
 	rows, err := results.ReadStatements(in.dir)
 	if err != nil {
-		return results.StatementsFile + " could not be read: " + err.Error()
+		return readWhy(in.run, results.EvidenceStatements, results.StatementsFile, err)
 	}
 	type key struct {
 		id     int64
