@@ -35,7 +35,9 @@ type LevelAssociations struct {
 	Formula  string `json:"formula"`
 	// Waits are ranked by Score, highest first.
 	Waits []*LevelWait `json:"waits,omitempty"`
-	Left  int          `json:"left_out,omitempty"` // waits with too few samples
+	Left  int          `json:"left_out,omitempty"` // waits with fewer than MinSamples samples over the runs
+	// MinSamples is the fewest samples over all the runs a wait needs.
+	MinSamples int64 `json:"min_samples"`
 }
 
 // LevelWait is one wait type (Event "") or event across an experiment's
@@ -147,7 +149,7 @@ func levelAssociations(in *ExperimentInput) (*LevelAssociations, []string) {
 			pts[i].speed = pts[i].tps
 		}
 	}
-	la := &LevelAssociations{By: in.By, Runs: len(pts), Model: model, Speed: speedName,
+	la := &LevelAssociations{By: in.By, Runs: len(pts), Model: model, Speed: speedName, MinSamples: assocMinSamples,
 		Method: "Pearson's r across runs (one point per run); partial: residuals of each on the level within each variant, df = n − 2·variants − 1; " +
 			"within: Pearson's r across intervals (tps, p99) around each run's means, pooled, effective n of the within-run autocorrelation",
 		Formula: "score = mean share of active samples × max(0, partial r with slowdown); Holm over the waits ranked"}
@@ -174,7 +176,7 @@ func levelAssociations(in *ExperimentInput) (*LevelAssociations, []string) {
 		level[i], group[i], speed[i], p99[i] = p.level, p.variant, p.speed, p.p99
 	}
 	for _, k := range pooled.candidates(assocTopEvents) {
-		if pooled.samples[k] < assocMinSamples*int64(len(pts)) {
+		if pooled.samples[k] < assocMinSamples { // over all the runs: each run's share is a proportion
 			la.Left++
 			continue
 		}

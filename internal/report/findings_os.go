@@ -76,7 +76,7 @@ func associationsBlocks(a *results.Associations) []Block {
 	t.Notes = []string{
 		"slowdown: " + a.Slowdown + "; " + a.Method + " (waits.csv class " + a.Class + ")",
 		a.Formula,
-		fmt.Sprintf("\"association\": Holm p < 0.05 and ρ > 0; n = %d intervals, n_eff the effective n after autocorrelation", a.Intervals),
+		fmt.Sprintf("\"association\": Holm p < 0.05 and ρ > 0 (\"inverse\": ρ < 0), else inconclusive; n = %d intervals, n_eff the effective n after autocorrelation", a.Intervals),
 	}
 	if a.Left > 0 {
 		t.Notes = append(t.Notes, fmt.Sprintf("%d %s left out: fewer than %d samples or seen in fewer than 3 intervals", a.Left, format.Plural(a.Left, "wait", "waits"), a.MinSamples))
@@ -134,13 +134,17 @@ func pValue(p float64) string {
 }
 
 // assocLabel is "association" when the slowdown association survives
-// Holm at 5 % and is positive, else "none shown" (the intervals cannot tell
-// it from none).
+// Holm at 5 % and is positive, "inverse association" when it survives and
+// is negative (the wait's share falls as things slow down), else
+// "inconclusive": the intervals or runs cannot tell it from none.
 func assocLabel(ok bool, r, holm float64) string {
-	if ok && r > 0 && holm < 0.05 {
+	switch {
+	case !ok || holm >= 0.05:
+		return "inconclusive"
+	case r > 0:
 		return "association"
 	}
-	return "none shown"
+	return "inverse association"
 }
 
 // paretoBlocks are a run's Pareto of wait events and statements.
@@ -186,6 +190,10 @@ func levelAssociationsBlocks(a *explain.LevelAssociations) []Block {
 	if a == nil {
 		return nil
 	}
+	if len(a.Waits) == 0 {
+		return []Block{&Notes{Prefix: "associations of waits across runs: ", Lines: []string{
+			fmt.Sprintf("none computed: no wait has %d samples over the %d runs (%d left out)", a.MinSamples, a.Runs, a.Left)}}}
+	}
 	what := fmt.Sprintf("%d runs, %d %s, %d %s", a.Runs, a.Levels, format.Plural(a.Levels, "level", "levels"), a.Variants, format.Plural(a.Variants, "variant", "variants"))
 	rank := &Table{Title: "associations of waits with slowdown across runs, the level removed (" + what + "; associations, not causes)",
 		Head: []string{"rank", "wait", "share", "partial r", "p", "df", "Holm p", "score", ""}}
@@ -199,9 +207,10 @@ func levelAssociationsBlocks(a *explain.LevelAssociations) []Block {
 			corrPCell(w.Speed), partialRP(w.SpeedPartial), withinCell(w.SpeedWithin),
 			corrPCell(w.Latency), partialRP(w.LatencyPartial), withinCell(w.LatencyWithin)})
 	}
-	rank.Notes = []string{"slowdown: " + a.Slowdown + "; " + a.Formula}
+	rank.Notes = []string{"slowdown: " + a.Slowdown + "; " + a.Formula,
+		"\"association\": Holm p < 0.05 and r > 0 (\"inverse\": r < 0), else inconclusive; runs are the unit (df = runs − 2·variants − 1)"}
 	if a.Left > 0 {
-		rank.Notes = append(rank.Notes, fmt.Sprintf("%d %s left out: too few samples", a.Left, format.Plural(a.Left, "wait", "waits")))
+		rank.Notes = append(rank.Notes, fmt.Sprintf("%d %s left out: fewer than %d samples over the runs", a.Left, format.Plural(a.Left, "wait", "waits"), a.MinSamples))
 	}
 	all.Notes = []string{a.Method, "cells: r (p); within: r (p, n_eff). On a ramp the plain r across runs holds the level's own effect on both: read the partial one"}
 	return []Block{rank, all}
