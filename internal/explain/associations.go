@@ -58,7 +58,8 @@ func associations(in *runInput) (*results.Associations, []string) {
 		return nil, []string{fmt.Sprintf("associations: missing (%d measured intervals with waits and timeline rows; at least %d are needed)", iv.n(), assocMinIntervals)}
 	}
 	a := &results.Associations{Intervals: iv.n(), IntervalS: iv.ivl, Class: iv.class, Model: in.run.Model.Kind,
-		Method:     "Spearman's ρ of the wait's share of active samples per interval with tps and with the response p99",
+		Method: "Spearman's ρ of the wait's share of active samples per interval with tps and with the response p99 " +
+			"(speed per interval is tps: pg_stat_statements is read per phase, so calls/s has no per-interval series)",
 		Formula:    rankFormula,
 		MinSamples: assocMinSamples}
 	closed := in.run.Model.Kind == results.ModelClosed

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -59,6 +60,9 @@ func TestLevelFindingsText(t *testing.T) {
 	f := explain.Experiment(in, explain.Defaults())
 	if f.Associations == nil || len(f.Alarms) != 4 {
 		t.Fatalf("associations %v, %d alarm rows; warnings %v", f.Associations, len(f.Alarms), f.Warnings)
+	}
+	if _, err := json.Marshal(f); err != nil {
+		t.Fatalf("the experiment's findings do not encode (NaN?): %v", err)
 	}
 	var b strings.Builder
 	if err := WriteText(&b, (&Doc{Title: "findings"}).Add(ExperimentFindingsBlocks(f)...)); err != nil {
