@@ -90,7 +90,9 @@ func tailCase(t *testing.T, open bool) (string, *results.Run, []tailTx) {
 		return tailTx{pid: uint32(2400 + i), intended: 28.2 + 0.4*float64(i), lagMs: lag(10), serviceMs: 300, wait: "CPU"}
 	})
 	add(2, func(i int) tailTx { return tailTx{pid: 0, intended: 30.1 + 0.4*float64(i), serviceMs: 50, wait: "CPU"} })
-	add(2, func(i int) tailTx { return tailTx{pid: uint32(2500 + i), intended: 32.1 + 0.5*float64(i), serviceMs: 300} })
+	add(2, func(i int) tailTx {
+		return tailTx{pid: uint32(2500 + i), intended: 32.1 + 0.5*float64(i), serviceMs: 300}
+	})
 
 	var rows []results.SlowRow
 	for _, x := range txs {
