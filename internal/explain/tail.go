@@ -463,9 +463,9 @@ func waitPhrase(wait, relation string) string {
 	case wait == results.TailIdle:
 		return "had their backend idle (the time went outside the server: client, network or pgtrial)"
 	case wait == results.TailNotSampled:
-		return "not sampled"
+		return "were not sampled"
 	case wait == results.TailNoPID:
-		return "with no backend pid"
+		return "had no known backend pid"
 	case strings.HasPrefix(wait, "idle"):
 		return "were " + wait + " (waiting for the client)"
 	case relation != "":
