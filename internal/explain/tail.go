@@ -24,7 +24,11 @@ import (
 //     start, end], its service time (during its lag, the part of its
 //     response before it started, no backend worked for it): its wait is
 //     the state of most of them, a sample in which the pid was not active
-//     counting as "idle";
+//     counting as "idle". In the open model, a transaction whose lag is
+//     the larger part of its response time is given instead the state of
+//     its connection's backend during [intended start, actual start]: what
+//     kept that connection busy (the earlier transactions it ran) until
+//     this one could start — the queueing behind stalled connections;
 //   - the occurrences of events.jsonl (results.Occurrences) whose span
 //     overlaps [intended start, end].
 //
@@ -163,8 +167,9 @@ type attribution struct {
 	row      results.SlowRow
 	wait     string
 	relation string
-	samples  int     // of its pid in its service time
-	share    float64 // wait's share of the samples taken in its service time
+	part     string  // results.TailService or TailLag: the span its wait is of
+	samples  int     // of its pid in that span
+	share    float64 // wait's share of the samples taken in that span
 	occ      []int   // indexes of j.occ that overlapped it, the one it is grouped with first
 }
 
@@ -211,7 +216,7 @@ func (j *tailJoin) explain(run *results.Run, slow []results.SlowRow) *results.Ta
 		s.n++
 		s.fastest = min(s.fastest, r.ResponseMs)
 		if r.ResponseMs > resp.P99 {
-			atts = append(atts, j.attribute(r))
+			atts = append(atts, j.attribute(r, t.Open))
 		}
 	}
 	for _, s := range ivs {
@@ -221,7 +226,7 @@ func (j *tailJoin) explain(run *results.Run, slow []results.SlowRow) *results.Ta
 	}
 	t.Kept = len(atts)
 
-	type gkey struct{ wait, relation, occ string }
+	type gkey struct{ wait, relation, part, occ string }
 	groups := map[gkey]*results.TailGroup{}
 	occCount := make([]int, len(j.occ))
 	for i := range atts {
@@ -232,7 +237,11 @@ func (j *tailJoin) explain(run *results.Run, slow []results.SlowRow) *results.Ta
 		t.LagMs += r.LagMs
 		if a.wait == results.TailNotSampled {
 			t.NotSampled++
-			if j.periodMs > 0 && r.ServiceMs < j.periodMs {
+			span := r.ServiceMs
+			if a.part == results.TailLag {
+				span = r.LagMs
+			}
+			if j.periodMs > 0 && span < j.periodMs {
 				t.ShorterThanPeriod++
 			}
 		}
@@ -242,13 +251,13 @@ func (j *tailJoin) explain(run *results.Run, slow []results.SlowRow) *results.Ta
 		for _, o := range a.occ {
 			occCount[o]++
 		}
-		k := gkey{wait: a.wait, relation: a.relation}
+		k := gkey{wait: a.wait, relation: a.relation, part: a.part}
 		if len(a.occ) > 0 {
 			k.occ = j.occ[a.occ[0]].label
 		}
 		g := groups[k]
 		if g == nil {
-			g = &results.TailGroup{Wait: k.wait, Relation: k.relation, Occurrence: k.occ}
+			g = &results.TailGroup{Wait: k.wait, Relation: k.relation, Part: k.part, Occurrence: k.occ}
 			groups[k] = g
 		}
 		g.Count++
@@ -265,7 +274,7 @@ func (j *tailJoin) explain(run *results.Run, slow []results.SlowRow) *results.Ta
 		t.Groups = append(t.Groups, *g)
 	}
 	slices.SortFunc(t.Groups, func(a, b results.TailGroup) int {
-		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Wait, b.Wait), cmp.Compare(a.Relation, b.Relation),
+		return cmp.Or(cmp.Compare(b.Count, a.Count), cmp.Compare(a.Wait, b.Wait), cmp.Compare(a.Relation, b.Relation), cmp.Compare(a.Part, b.Part),
 			cmp.Compare(a.Occurrence, b.Occurrence))
 	})
 	for i, o := range j.occ {
@@ -278,7 +287,7 @@ func (j *tailJoin) explain(run *results.Run, slow []results.SlowRow) *results.Ta
 		r := a.row
 		tx := results.TailTx{Script: r.Script, Outcome: r.Outcome, Client: r.Client, PID: r.PID, IntendedS: r.IntendedS, EndS: r.EndS,
 			ResponseMs: r.ResponseMs, ServiceMs: r.ServiceMs, LagMs: r.LagMs, Wait: a.wait, Relation: a.relation,
-			Samples: a.samples, WaitShare: a.share}
+			Part: a.part, Samples: a.samples, WaitShare: a.share}
 		if len(a.occ) > 0 {
 			tx.Occurrence = j.occ[a.occ[0]].label
 		}
@@ -289,54 +298,21 @@ func (j *tailJoin) explain(run *results.Run, slow []results.SlowRow) *results.Ta
 }
 
 // attribute joins one slow transaction to its backend's samples and to
-// the occurrences.
-func (j *tailJoin) attribute(r results.SlowRow) attribution {
-	a := attribution{row: r}
-	switch {
-	case r.PID == 0:
+// the occurrences. Its part is its service time, or in the open model its
+// lag when the lag is the larger part of its response time: then the
+// samples are those of its connection's backend during the lag, what kept
+// that connection busy (the earlier transactions it was running) until
+// this one could start.
+func (j *tailJoin) attribute(r results.SlowRow, open bool) attribution {
+	a := attribution{row: r, part: results.TailService}
+	from, to := r.StartS, r.EndS
+	if open && r.LagMs > r.ServiceMs {
+		a.part, from, to = results.TailLag, r.IntendedS, r.StartS
+	}
+	if r.PID == 0 {
 		a.wait = results.TailNoPID
-	default:
-		// Samples taken in [start, end]: every sample's instant, and the
-		// pid's rows among them; a sample without the pid saw it idle.
-		lo := sort.SearchFloat64s(j.instants, r.StartS)
-		hi := sort.Search(len(j.instants), func(i int) bool { return j.instants[i] > r.EndS })
-		taken := hi - lo
-		rows := j.byPID[r.PID]
-		plo := sort.Search(len(rows), func(i int) bool { return rows[i].Elapsed >= r.StartS })
-		phi := sort.Search(len(rows), func(i int) bool { return rows[i].Elapsed > r.EndS })
-		mine := rows[plo:phi]
-		a.samples = len(mine)
-		if taken == 0 {
-			a.wait = results.TailNotSampled
-			break
-		}
-		type wk struct{ wait, relation string }
-		counts := map[wk]int{}
-		for _, s := range mine {
-			k := wk{wait: s.Wait(), relation: s.Relation}
-			if strings.HasPrefix(s.State, "idle") {
-				k = wk{wait: s.State}
-			}
-			counts[k]++
-		}
-		if idle := taken - len(mine); idle > 0 {
-			counts[wk{wait: results.TailIdle}] += idle
-		}
-		// The most samples; ties go to a wait event of the server, then by name.
-		var best wk
-		bestN := -1
-		for k, n := range counts {
-			better := n > bestN
-			if n == bestN {
-				bw, kw := isServerWait(best.wait), isServerWait(k.wait)
-				better = kw && !bw || kw == bw && (k.wait < best.wait || k.wait == best.wait && k.relation < best.relation)
-			}
-			if better {
-				best, bestN = k, n
-			}
-		}
-		a.wait, a.relation = best.wait, best.relation
-		a.share = float64(bestN) / float64(taken)
+	} else {
+		a.wait, a.relation, a.samples, a.share = j.tally(r.PID, from, to)
 	}
 	for i, o := range j.occ {
 		if o.from <= r.EndS && o.to >= r.IntendedS {
@@ -346,6 +322,49 @@ func (j *tailJoin) attribute(r results.SlowRow) attribution {
 	// The occurrence it is grouped with: the one that fits its wait best.
 	slices.SortStableFunc(a.occ, func(x, y int) int { return cmp.Compare(occRank(j.occ[x], a), occRank(j.occ[y], a)) })
 	return a
+}
+
+// tally is what the backend pid was doing in [from, to] on the run's
+// clock (s): the state of most of the samples taken then (a sample without
+// the pid saw it idle; ties go to a wait event of the server, then by
+// name), the relation of a Lock wait, the pid's samples and the state's
+// share of the samples taken; TailNotSampled when no sample was taken.
+func (j *tailJoin) tally(pid uint32, from, to float64) (wait, relation string, samples int, share float64) {
+	lo := sort.SearchFloat64s(j.instants, from)
+	hi := sort.Search(len(j.instants), func(i int) bool { return j.instants[i] > to })
+	taken := hi - lo
+	rows := j.byPID[pid]
+	plo := sort.Search(len(rows), func(i int) bool { return rows[i].Elapsed >= from })
+	phi := sort.Search(len(rows), func(i int) bool { return rows[i].Elapsed > to })
+	mine := rows[plo:phi]
+	if taken == 0 {
+		return results.TailNotSampled, "", len(mine), 0
+	}
+	type wk struct{ wait, relation string }
+	counts := map[wk]int{}
+	for _, s := range mine {
+		k := wk{wait: s.Wait(), relation: s.Relation}
+		if strings.HasPrefix(s.State, "idle") {
+			k = wk{wait: s.State}
+		}
+		counts[k]++
+	}
+	if idle := taken - len(mine); idle > 0 {
+		counts[wk{wait: results.TailIdle}] += idle
+	}
+	var best wk
+	bestN := -1
+	for k, n := range counts {
+		better := n > bestN
+		if n == bestN {
+			bw, kw := isServerWait(best.wait), isServerWait(k.wait)
+			better = kw && !bw || kw == bw && (k.wait < best.wait || k.wait == best.wait && k.relation < best.relation)
+		}
+		if better {
+			best, bestN = k, n
+		}
+	}
+	return best.wait, best.relation, len(mine), float64(bestN) / float64(taken)
 }
 
 // occRank orders the occurrences a transaction overlapped, the likeliest
@@ -414,14 +433,18 @@ func tailSummary(t *results.Tail) []string {
 		var why []string
 		for _, g := range t.Groups {
 			if g.Occurrence == "" && !isServerWait(g.Wait) {
-				why = append(why, fmt.Sprintf("%s %s", format.Count(int64(g.Count)), shortWait(g.Wait)))
+				w := fmt.Sprintf("%s %s", format.Count(int64(g.Count)), shortWait(g.Wait))
+				if g.Part == results.TailLag {
+					w += " in their lag"
+				}
+				why = append(why, w)
 			}
 		}
 		parts = append(parts, u+" ("+strings.Join(why, ", ")+", no occurrence overlapping them)")
 	}
 	out := []string{head + ", " + strings.Join(parts, "; ")}
 	if t.NotSampled > 0 {
-		s := fmt.Sprintf("not sampled: %s with no sample of the backends in their service time", format.Count(int64(t.NotSampled)))
+		s := fmt.Sprintf("not sampled: %s with no sample of the backends in their service time (or their lag, when they mostly queued)", format.Count(int64(t.NotSampled)))
 		if t.SamplePeriodMs > 0 {
 			s += fmt.Sprintf(" (the backends were sampled once every %s ms", format.Ms(t.SamplePeriodMs))
 			if t.ShorterThanPeriod > 0 {
@@ -448,15 +471,34 @@ func tailSummary(t *results.Tail) []string {
 // groupPhrase is "waited on Lock:relation (pgbench_accounts) during the
 // injected lock on pgbench_accounts, 3 s at 10.0–13.0 s".
 func groupPhrase(g results.TailGroup) string {
-	s := waitPhrase(g.Wait, g.Relation)
+	s := waitPhrase(g.Wait, g.Relation, g.Part)
 	if g.Occurrence != "" {
 		s += " during the " + g.Occurrence
 	}
 	return s
 }
 
-// waitPhrase is what a transaction's backend did, in words.
-func waitPhrase(wait, relation string) string {
+// waitPhrase is what a transaction's backend did in its part, in words.
+func waitPhrase(wait, relation, part string) string {
+	if part == results.TailLag {
+		// Its connection's backend during its lag: what kept it busy.
+		conn := "queued while their connection's backend "
+		switch {
+		case wait == "CPU":
+			return conn + "was on CPU"
+		case wait == results.TailIdle:
+			return conn + "was idle (the load generator itself was late)"
+		case wait == results.TailNotSampled:
+			return "queued, with no sample of their connections in their lag"
+		case wait == results.TailNoPID:
+			return "queued, on connections of unknown pid"
+		case strings.HasPrefix(wait, "idle"):
+			return conn + "was " + wait
+		case relation != "":
+			return conn + "waited on " + wait + " (" + relation + ")"
+		}
+		return conn + "waited on " + wait
+	}
 	switch {
 	case wait == "CPU":
 		return "were on CPU"

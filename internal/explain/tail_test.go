@@ -38,8 +38,10 @@ func (x tailTx) row() results.SlowRow {
 // 12.5–18.5 s and autovacuum of pgbench_accounts seen at 20 s; its p99
 // set to 8.2 ms over 10,000 transactions (100 above the p99's rank).
 //
-//	A 60 Lock:relation (pgbench_accounts) in the lock, lag 400 ms, service 2 s;
-//	  50 of them end in the interval (17, 18]: slow.csv's cap
+//	A 60 Lock:relation (pgbench_accounts) in the lock, lag 400 ms, service 2 s
+//	H  6 queued behind 6 of A: intended in the lock, started when A's
+//	  transaction on their connection ended, service 10 ms; 44 of A and the
+//	  6 end in the interval (17, 18]: slow.csv's cap
 //	B 10 LWLock:WALWrite in the checkpoint before the lock, 250 ms
 //	G  4 Lock:transactionid, no occurrence (explained by the wait alone)
 //	C  5 of 20 ms between two samples: not sampled
@@ -75,8 +77,14 @@ func tailCase(t *testing.T, open bool) (string, *results.Run, []tailTx) {
 		return 0
 	}
 	add(60, func(i int) tailTx {
-		return tailTx{pid: uint32(2000 + i), intended: 15.105 + 0.01*float64(i), lagMs: lag(400), serviceMs: 2000, wait: "Lock:relation", relation: "pgbench_accounts"}
+		return tailTx{pid: uint32(2000 + i), intended: 15.165 + 0.01*float64(i), lagMs: lag(400), serviceMs: 2000, wait: "Lock:relation", relation: "pgbench_accounts"}
 	})
+	if open {
+		for i := range 6 {
+			a := txs[i]
+			txs = append(txs, tailTx{pid: a.pid, intended: 15.3 + 0.05*float64(i), lagMs: 1000 * (a.end() - 15.3 - 0.05*float64(i)), serviceMs: 10})
+		}
+	}
 	add(10, func(i int) tailTx {
 		return tailTx{pid: uint32(2100 + i), intended: 12.6 + 0.1*float64(i), serviceMs: 250, wait: "LWLock:WALWrite"}
 	})
@@ -152,9 +160,9 @@ func tailCase(t *testing.T, open bool) (string, *results.Run, []tailTx) {
 	return dir, run, txs
 }
 
-func tailGroup(tl *results.Tail, wait, occPrefix string) results.TailGroup {
+func tailGroup(tl *results.Tail, wait, part, occPrefix string) results.TailGroup {
 	for _, g := range tl.Groups {
-		if g.Wait == wait && strings.HasPrefix(g.Occurrence, occPrefix) && (occPrefix != "" || g.Occurrence == "") {
+		if g.Wait == wait && g.Part == part && strings.HasPrefix(g.Occurrence, occPrefix) && (occPrefix != "" || g.Occurrence == "") {
 			return g
 		}
 	}
@@ -162,7 +170,7 @@ func tailGroup(tl *results.Tail, wait, occPrefix string) results.TailGroup {
 }
 
 func TestTailJoin(t *testing.T) {
-	dir, run, _ := tailCase(t, true)
+	dir, run, txs := tailCase(t, true)
 	tl, warns := tail(&runInput{dir: dir, run: run, cfg: Defaults()})
 	if tl == nil {
 		t.Fatalf("no tail finding: %v", warns)
@@ -173,51 +181,56 @@ func TestTailJoin(t *testing.T) {
 	for _, l := range tl.Summary {
 		t.Log(l)
 	}
-	if tl.Kept != 86 || tl.Above != 100 || tl.CappedIntervals != 1 || tl.PerInterval != results.SlowPerInterval {
-		t.Errorf("kept %d of ~%d, capped %d of %d: want 86 of ~100, 1 interval capped", tl.Kept, tl.Above, tl.CappedIntervals, tl.PerInterval)
+	if tl.Kept != 92 || tl.Above != 100 || tl.CappedIntervals != 1 || tl.PerInterval != results.SlowPerInterval {
+		t.Errorf("kept %d of ~%d, capped %d of %d: want 92 of ~100, 1 interval capped", tl.Kept, tl.Above, tl.CappedIntervals, tl.PerInterval)
 	}
 	if tl.SamplePeriodMs != 100 || !tl.Open {
 		t.Errorf("period %v ms, open %v", tl.SamplePeriodMs, tl.Open)
 	}
 	cases := []struct {
-		wait, occ, relation string
-		n                   int
+		wait, part, occ, relation string
+		n                         int
 	}{
-		{"Lock:relation", "injected lock on pgbench_accounts", "pgbench_accounts", 60}, // the stall ranks before the checkpoint it also overlaps
-		{"LWLock:WALWrite", "checkpoint", "", 10},
-		{"Lock:transactionid", "", "", 4},
-		{results.TailNotSampled, "", "", 5},
-		{"CPU", "", "", 3},
-		{results.TailNoPID, "", "", 2},
-		{results.TailIdle, "", "", 2},
+		{"Lock:relation", results.TailService, "injected lock on pgbench_accounts", "pgbench_accounts", 60}, // the stall ranks before the checkpoint it also overlaps
+		{"Lock:relation", results.TailLag, "injected lock on pgbench_accounts", "pgbench_accounts", 6},      // queued behind the 60's connections
+		{"LWLock:WALWrite", results.TailService, "checkpoint", "", 10},
+		{"Lock:transactionid", results.TailService, "", "", 4},
+		{results.TailNotSampled, results.TailService, "", "", 5},
+		{"CPU", results.TailService, "", "", 3},
+		{results.TailNoPID, results.TailService, "", "", 2},
+		{results.TailIdle, results.TailService, "", "", 2},
 	}
 	if len(tl.Groups) != len(cases) {
 		t.Errorf("%d groups, want %d: %+v", len(tl.Groups), len(cases), tl.Groups)
 	}
 	for _, c := range cases {
-		g := tailGroup(tl, c.wait, c.occ)
+		g := tailGroup(tl, c.wait, c.part, c.occ)
 		if g.Count != c.n || g.Relation != c.relation {
-			t.Errorf("group %s during %q: %d (relation %q), want %d (%q)", c.wait, c.occ, g.Count, g.Relation, c.n, c.relation)
+			t.Errorf("group %s (%s) during %q: %d (relation %q), want %d (%q)", c.wait, c.part, c.occ, g.Count, g.Relation, c.n, c.relation)
 		}
 	}
-	if g := tl.Groups[0]; g.Wait != "Lock:relation" || math.Abs(g.Share-60.0/86) > 1e-9 || g.Occurrence != "injected lock on pgbench_accounts, 3 s at 15.0–18.0 s" {
+	if g := tl.Groups[0]; g.Wait != "Lock:relation" || math.Abs(g.Share-60.0/92) > 1e-9 || g.Occurrence != "injected lock on pgbench_accounts, 3 s at 15.0–18.0 s" {
 		t.Errorf("first group %+v", g)
 	}
 	if tl.Unexplained != 12 || tl.NotSampled != 5 || tl.ShorterThanPeriod != 5 {
 		t.Errorf("unexplained %d, not sampled %d (%d shorter than the period): want 12, 5, 5", tl.Unexplained, tl.NotSampled, tl.ShorterThanPeriod)
 	}
-	// Lag and service: Σ over the 86.
-	lag, service := 60*400+4*100+5*5+3*10.0, 60*2000+10*250+4*400+5*20+3*300+2*50+2*300.0
+	// Lag and service: Σ over the 92.
+	var lag, service float64
+	for _, x := range txs {
+		lag += x.lagMs
+		service += x.serviceMs
+	}
 	if math.Abs(tl.LagMs-lag) > 0.1 || math.Abs(tl.ServiceMs-service) > 0.1 || math.Abs(tl.ResponseMs-lag-service) > 0.1 {
 		t.Errorf("lag %v service %v response %v, want %v %v", tl.LagMs, tl.ServiceMs, tl.ResponseMs, lag, service)
 	}
-	// The occurrences overlapped: the lock 60, the checkpoint the 60 and
+	// The occurrences overlapped: the lock 66, the checkpoint those and
 	// the 10, autovacuum (seen at 20 s, taken from 19 s) none.
 	occ := map[string]int{}
 	for _, o := range tl.Occurrences {
 		occ[o.Kind] += o.Count
 	}
-	if occ[results.OccurStall] != 60 || occ[results.OccurCheckpoint] != 70 || occ[results.OccurAutovacuum] != 0 || occ[results.OccurError] != 0 {
+	if occ[results.OccurStall] != 66 || occ[results.OccurCheckpoint] != 76 || occ[results.OccurAutovacuum] != 0 || occ[results.OccurError] != 0 {
 		t.Errorf("occurrences %+v", tl.Occurrences)
 	}
 	if len(tl.Slowest) != results.TailSlowest || tl.Slowest[0].ResponseMs != 2400 || tl.Slowest[0].Wait != "Lock:relation" ||
@@ -226,14 +239,15 @@ func TestTailJoin(t *testing.T) {
 	}
 	sum := strings.Join(tl.Summary, "\n")
 	for _, want := range []string{
-		"of 86 transactions above p99 (8.20 ms; 86 kept of ~100 above it: slow.csv keeps the slowest 50 per interval, and 1 interval reached that cap)",
-		"60 (70 %) waited on Lock:relation (pgbench_accounts) during the injected lock on pgbench_accounts, 3 s at 15.0–18.0 s",
-		"10 (12 %) waited on LWLock:WALWrite during the checkpoint (timed) at 12.5–18.5 s",
-		"4 (4.7 %) waited on Lock:transactionid",
+		"of 92 transactions above p99 (8.20 ms; 92 kept of ~100 above it: slow.csv keeps the slowest 50 per interval, and 1 interval reached that cap)",
+		"60 (65 %) waited on Lock:relation (pgbench_accounts) during the injected lock on pgbench_accounts, 3 s at 15.0–18.0 s",
+		"10 (11 %) waited on LWLock:WALWrite during the checkpoint (timed) at 12.5–18.5 s",
+		"6 (6.5 %) queued while their connection's backend waited on Lock:relation (pgbench_accounts) during the injected lock",
+		"4 (4.3 %) waited on Lock:transactionid",
 		"12 unexplained (5 not sampled, 3 on CPU, 2 with an idle backend, 2 with no backend pid",
 		"once every 100 ms; 5 of them ran for less than that",
 		"was lag",
-		"(16 %) was lag",
+		"37.4 s (23 %) was lag",
 		"not a proof of cause",
 	} {
 		if !strings.Contains(sum, want) {
@@ -245,8 +259,13 @@ func TestTailJoin(t *testing.T) {
 func TestTailClosedModel(t *testing.T) {
 	dir, run, _ := tailCase(t, false)
 	tl, _ := tail(&runInput{dir: dir, run: run, cfg: Defaults()})
-	if tl == nil || tl.Open || tl.LagMs != 0 {
+	if tl == nil || tl.Open || tl.LagMs != 0 || tl.Kept != 86 {
 		t.Fatalf("closed model: %+v", tl)
+	}
+	for _, g := range tl.Groups {
+		if g.Part != results.TailService {
+			t.Errorf("closed model: a group of the lag: %+v", g)
+		}
 	}
 	sum := strings.Join(tl.Summary, "\n")
 	if strings.Contains(sum, "was lag") || !strings.Contains(sum, "closed model") {
@@ -344,13 +363,13 @@ func TestTailEmptyActivity(t *testing.T) {
 	if tl == nil || len(warns) != 1 || !strings.Contains(warns[0], "no samples") {
 		t.Fatalf("tail %v, warnings %q", tl, warns)
 	}
-	if tl.NotSampled != 84 || tl.SamplePeriodMs != 0 || tl.ShorterThanPeriod != 0 {
-		t.Errorf("not sampled %d (want the 84 with a pid), period %v, shorter %d", tl.NotSampled, tl.SamplePeriodMs, tl.ShorterThanPeriod)
+	if tl.NotSampled != 90 || tl.SamplePeriodMs != 0 || tl.ShorterThanPeriod != 0 {
+		t.Errorf("not sampled %d (want the 90 with a pid), period %v, shorter %d", tl.NotSampled, tl.SamplePeriodMs, tl.ShorterThanPeriod)
 	}
-	if g := tailGroup(tl, results.TailNotSampled, "injected lock"); g.Count != 60 {
+	if g := tailGroup(tl, results.TailNotSampled, results.TailService, "injected lock"); g.Count != 60 {
 		t.Errorf("the lock's transactions: %+v", tl.Groups)
 	}
-	if tl.Unexplained != 86-70 {
-		t.Errorf("unexplained %d, want 16 (all but the 70 that overlapped an occurrence)", tl.Unexplained)
+	if tl.Unexplained != 92-76 {
+		t.Errorf("unexplained %d, want 16 (all but the 76 that overlapped an occurrence)", tl.Unexplained)
 	}
 }

@@ -25,20 +25,24 @@ func tailBlocks(t *results.Tail) []Block {
 	groups := &Table{Attached: true, Title: "by wait and occurrence:", Sortable: true,
 		Head: []string{"transactions", "share", "wait", "relation", "during", "response s", "slowest ms"}}
 	if t.Open {
-		groups.Head = append(groups.Head, "lag s", "service s")
+		groups.Head = append(groups.Head, "lag s", "service s", "wait in")
 	}
 	for _, g := range t.Groups {
 		row := []Cell{Text(format.Count(int64(g.Count))), Text(format.Pct(g.Share)), Text(g.Wait),
 			tailText(g.Relation), tailText(g.Occurrence),
 			Text(format.Sig3(g.ResponseMs / 1000)), Text(format.Ms(g.MaxMs))}
 		if t.Open {
-			row = append(row, Text(format.Sig3(g.LagMs/1000)), Text(format.Sig3(g.ServiceMs/1000)))
+			row = append(row, Text(format.Sig3(g.LagMs/1000)), Text(format.Sig3(g.ServiceMs/1000)), Text(g.Part))
 		}
 		groups.Rows = append(groups.Rows, row)
 	}
-	groups.Notes = []string{"wait: the state of most of the backend's samples in the transaction's service time " +
+	groups.Notes = []string{"wait: the state of most of the backend's samples in the span the wait is of " +
 		"(\"" + results.TailIdle + "\": samples were taken but its backend was in none; \"" + results.TailNotSampled +
 		"\": no sample fell in it); during: the occurrence its span overlapped that fits its wait best"}
+	if t.Open {
+		groups.Notes = append(groups.Notes, "wait in: "+results.TailService+" (its backend from its start to its end), or "+
+			results.TailLag+" when it mostly queued (its connection's backend from its intended to its actual start: what kept the connection busy)")
+	}
 	out = append(out, groups)
 	if len(t.Slowest) > 0 {
 		slow := &Table{Attached: true, Title: "the slowest of them:",
@@ -47,6 +51,9 @@ func tailBlocks(t *results.Tail) []Block {
 			wait := x.Wait
 			if x.Relation != "" {
 				wait += " (" + x.Relation + ")"
+			}
+			if x.Part == results.TailLag {
+				wait = "queued behind " + wait
 			}
 			samples := strconv.Itoa(x.Samples)
 			if x.Samples > 0 {

@@ -8,8 +8,10 @@ package results
 // with a response time above the run's p99 (Summary.Total.Response.P99).
 // Each is joined to the samples of its backend's pid taken between its
 // actual start and its end (its service time: during its lag no backend
-// worked for it) and to the occurrences that overlapped [intended start,
-// end]. Its wait is the type:event of most of those samples (with the
+// worked for it) — in the open model, when its lag is the larger part of
+// its response time, to those between its intended and actual start (what
+// its connection's backend was busy with until it could start) — and to
+// the occurrences that overlapped [intended start, end]. Its wait is the type:event of most of those samples (with the
 // relation of a Lock wait); "not sampled" when no sample fell in it,
 // "idle" when samples fell in it but its backend was in none of them (it
 // was idle between statements: the time was spent in the client, the
@@ -44,8 +46,8 @@ type Tail struct {
 	// Unexplained: no occurrence overlapped it and its backend was sampled
 	// in no wait event (CPU, idle, not sampled or pid unknown).
 	Unexplained int `json:"unexplained"`
-	NotSampled  int `json:"not_sampled"` // no sample of any backend fell in its service time
-	// ShorterThanPeriod are the not-sampled ones whose service time was
+	NotSampled  int `json:"not_sampled"` // no sample of any backend fell in the span of its part
+	// ShorterThanPeriod are the not-sampled ones whose part's span was
 	// shorter than the sampling period (a sample could well miss them).
 	ShorterThanPeriod int `json:"shorter_than_period"`
 
@@ -60,6 +62,16 @@ type Tail struct {
 // TailSlowest is how many of the slowest transactions Tail.Slowest lists.
 const TailSlowest = 10
 
+// Parts of a slow transaction's response time its wait is of: its service
+// time (its backend's samples from its start to its end), or in the open
+// model its lag when that is the larger part (the samples of its
+// connection's backend from its intended to its actual start: what kept
+// the connection busy until it could start).
+const (
+	TailService = "service"
+	TailLag     = "lag"
+)
+
 // Waits of a slow transaction that are no wait event of the server.
 const (
 	TailNotSampled = "not sampled" // no sample fell in its service time
@@ -71,6 +83,7 @@ const (
 type TailGroup struct {
 	Wait       string  `json:"wait"`                 // "Lock:relation", "CPU", "idle in transaction", TailNotSampled, TailIdle, TailNoPID
 	Relation   string  `json:"relation,omitempty"`   // of a Lock wait: the relation waited for
+	Part       string  `json:"part"`                 // TailService or TailLag: the span the wait is of
 	Occurrence string  `json:"occurrence,omitempty"` // the label of the occurrence it overlapped ("" none), with its span
 	Count      int     `json:"count"`
 	Share      float64 `json:"share"` // of Kept
@@ -104,7 +117,8 @@ type TailTx struct {
 	LagMs      float64 `json:"lag_ms"`
 	Wait       string  `json:"wait"`
 	Relation   string  `json:"relation,omitempty"`
-	Samples    int     `json:"samples"`    // of its pid in its service time
+	Part       string  `json:"part"`       // TailService or TailLag
+	Samples    int     `json:"samples"`    // of its pid in its part's span
 	WaitShare  float64 `json:"wait_share"` // Wait's share of those samples
 	Occurrence string  `json:"occurrence,omitempty"`
 }
