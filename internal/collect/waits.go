@@ -30,7 +30,9 @@ import (
 //     (on CPU or in an uninstrumented code path). Our own sessions
 //     (application_name = ApplicationName) and the sampling backend are left
 //     out. ticks = samples taken in the interval; avg_sessions = samples /
-//     ticks is the average number of sessions in that state.
+//     ticks is the average number of sessions in that state. The same
+//     query's rows of client backends, by pid, go into activity.csv
+//     (activity.go), which the tail's finding joins to slow.csv.
 //   - pg_wait_sampling: deltas of pg_wait_sampling_profile read every
 //     Config.Interval. The extension samples every process in the server
 //     every pg_wait_sampling.profile_period (10 ms by default) and keeps
