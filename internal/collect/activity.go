@@ -21,10 +21,11 @@ import (
 //
 // For a heavyweight-lock wait (wait_event_type Lock) the query adds the
 // relation of the pid's lock not granted, from one read of pg_locks per
-// sample, and the first pid pg_blocking_pids names; both are computed only
-// when some session waits on a Lock (a CASE guards them, and the pg_locks
-// CTE is read on demand), so a sample without lock waits costs what the
-// grouped query cost.
+// sample (each relation's name looked up by its oid), and the first pid
+// pg_blocking_pids names; both are computed only when some session waits
+// on a Lock (a CASE guards them, and the pg_locks CTE is read on demand:
+// EXPLAIN ANALYZE shows it "never executed" otherwise), so a sample
+// without lock waits costs what the grouped query cost.
 
 // sessionsQuery is the per-session sample query; %[1]s is "MATERIALIZED"
 // (PostgreSQL 12+, where a CTE read once would otherwise be inlined and
@@ -34,13 +35,12 @@ import (
 const sessionsQuery = CollectorSQLMarker + ` WITH ungranted AS %[1]s (
   SELECT DISTINCT ON (l.pid) l.pid,
          CASE WHEN l.relation IS NULL THEN ''
-              WHEN c.oid IS NULL THEN 'oid ' || l.relation::text
-              WHEN n.nspname = 'public' THEN c.relname::text
-              ELSE n.nspname || '.' || c.relname END AS relation
+              ELSE coalesce((SELECT CASE WHEN n.nspname = 'public' THEN c.relname::text ELSE n.nspname || '.' || c.relname END
+                             FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                             WHERE c.oid = l.relation
+                               AND l.database IN (0, (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = current_database()))),
+                            'oid ' || l.relation::text) END AS relation
   FROM pg_catalog.pg_locks l
-  LEFT JOIN pg_catalog.pg_class c ON c.oid = l.relation
-       AND l.database IN (0, (SELECT d.oid FROM pg_catalog.pg_database d WHERE d.datname = current_database()))
-  LEFT JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
   WHERE NOT l.granted
   ORDER BY l.pid, l.relation IS NULL
 )
