@@ -30,7 +30,9 @@ import (
 //     (on CPU or in an uninstrumented code path). Our own sessions
 //     (application_name = ApplicationName) and the sampling backend are left
 //     out. ticks = samples taken in the interval; avg_sessions = samples /
-//     ticks is the average number of sessions in that state.
+//     ticks is the average number of sessions in that state. The same
+//     query's rows of client backends, by pid, go into activity.csv
+//     (activity.go), which the tail's finding joins to slow.csv.
 //   - pg_wait_sampling: deltas of pg_wait_sampling_profile read every
 //     Config.Interval. The extension samples every process in the server
 //     every pg_wait_sampling.profile_period (10 ms by default) and keeps
@@ -73,21 +75,8 @@ const (
 // next), never the whole collector.
 const sampleTimeout = 10 * time.Second
 
-// activityQuery counts the sessions of pg_stat_activity per (class, type,
-// event), server-side (one row per group, not per session). $1 is
-// ApplicationName.
-const activityQuery = CollectorSQLMarker + ` SELECT CASE WHEN backend_type = 'client backend' THEN 'client' ELSE 'background' END AS class,
-       coalesce(wait_event_type, 'CPU') AS wait_event_type,
-       coalesce(wait_event, CASE WHEN wait_event_type IS NULL THEN 'CPU' ELSE '' END) AS wait_event,
-       count(*) AS sessions
-FROM pg_stat_activity
-WHERE pid <> pg_backend_pid()
-  AND application_name IS DISTINCT FROM $1
-  AND CASE WHEN backend_type = 'client backend'
-           THEN state IN ('active', 'fastpath function call')
-           ELSE coalesce(state, '') NOT LIKE 'idle%' AND wait_event_type IS DISTINCT FROM 'Activity'
-      END
-GROUP BY 1, 2, 3`
+// The activity source's query is sessionsQuery (activity.go): one row per
+// session counted, summed here per (class, type, event).
 
 // profileQuery reads pg_wait_sampling_profile summed over queryid, per
 // (pid, event_type, event), with the process type of pids that still exist
@@ -134,7 +123,8 @@ type waits struct {
 	ticks   int64     // samples taken in the interval (pg_wait_sampling: its probes)
 	lastT   time.Time // grid time of the last sample
 
-	prof *profile // pg_wait_sampling only
+	prof *profile  // pg_wait_sampling only
+	act  *activity // pg_stat_activity only: its per-session rows and activity.csv
 }
 
 // profile is the state of the pg_wait_sampling source between reads.
@@ -218,6 +208,11 @@ func newWaits(ctx context.Context, cfg *Config, warn warnFunc) (*waits, error) {
 		return fail(err)
 	}
 	w.out = out
+	if w.source == WaitSourceActivity {
+		if w.act, err = openActivity(ctx, conn, cfg.Dir); err != nil {
+			return fail(errors.Join(err, out.Close()))
+		}
+	}
 	return w, nil
 }
 
@@ -434,22 +429,12 @@ func (w *waits) sample(ctx context.Context, t time.Time) error {
 		}
 		return w.record(t, d, ticks)
 	}
-	rows, err := conn.Query(ctx, activityQuery, ApplicationName)
+	d, instant, err := w.act.sample(ctx, conn)
 	if err != nil {
-		return fmt.Errorf("sample pg_stat_activity: %w", err)
+		return err
 	}
-	d := map[waitKey]int64{}
-	for rows.Next() {
-		var k waitKey
-		var n int64
-		if err := rows.Scan(&k.class, &k.typ, &k.event, &n); err != nil {
-			rows.Close()
-			return fmt.Errorf("sample pg_stat_activity: %w", err)
-		}
-		d[k] += n
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("sample pg_stat_activity: %w", err)
+	if err := w.act.write(instant, w.cfg.RunStart, w.cfg.WaitInterval); err != nil {
+		return err
 	}
 	return w.record(t, d, 1)
 }
@@ -536,6 +521,11 @@ func (w *waits) writeInterval(end time.Time) error {
 	if err != nil {
 		return err
 	}
+	if w.act != nil {
+		if err := w.act.out.Flush(); err != nil {
+			return err
+		}
+	}
 	return w.out.Flush()
 }
 
@@ -548,6 +538,9 @@ func (w *waits) close() error {
 		errs = append(errs, w.writeInterval(w.lastT))
 	}
 	errs = append(errs, w.out.Close())
+	if w.act != nil {
+		errs = append(errs, w.act.out.Close())
+	}
 	w.conn.close()
 	return errors.Join(errs...)
 }
