@@ -256,6 +256,14 @@ func Start(ctx context.Context, cfg Config) (*Collector, error) {
 			c.stmts = started[i].(*statements)
 		}
 		c.sources = append(c.sources, runningSource{kind: k, src: started[i]})
+		if w, ok := started[i].(*waits); ok && w.source == WaitSourceProfile {
+			// activity.csv's per-pid samples, beside the profile.
+			if ps, err := newPIDSampler(ctx, &c.cfg); err != nil {
+				c.warn("waits: no per-backend samples (activity.csv), so the slow tail cannot be explained: %v", err)
+			} else {
+				c.sources = append(c.sources, runningSource{kind: kindActivity, src: ps})
+			}
+		}
 	}
 
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -378,7 +386,9 @@ func (c *Collector) randomInstant(next time.Time, p time.Duration) time.Time {
 func (c *Collector) Kinds() []string {
 	var ks []string
 	for _, s := range c.sources {
-		ks = append(ks, s.kind)
+		if s.kind != kindActivity { // part of the waits collector
+			ks = append(ks, s.kind)
+		}
 	}
 	return ks
 }
