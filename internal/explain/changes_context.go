@@ -16,6 +16,10 @@ const (
 	// waitShiftMin is the least move of a wait event's share of the active
 	// samples, in share points (0.05: 5 points), for it to be named.
 	waitShiftMin = 0.05
+	// waitMinSamples is the fewest active samples a stretch needs for its
+	// wait mix to be compared: with fewer, one sample moves a share by
+	// more than 10 points.
+	waitMinSamples = 10
 	// waitShiftTop is how many wait events are named at most, largest
 	// move first.
 	waitShiftTop = 3
@@ -84,10 +88,11 @@ func (ci *changeInput) waitMix(w results.Window) waitMix {
 
 // waitShifts are the wait events whose share of the active samples moved
 // by waitShiftMin or more between the two stretches, the largest
-// waitShiftTop moves first; nil when either stretch has no active sample.
+// waitShiftTop moves first (a rise before a fall of the same size); nil
+// when either stretch has fewer than waitMinSamples active samples.
 func (ci *changeInput) waitShifts(before, after results.Window) []results.WaitShift {
 	b, a := ci.waitMix(before), ci.waitMix(after)
-	if b.active == 0 || a.active == 0 {
+	if b.active < waitMinSamples || a.active < waitMinSamples {
 		return nil
 	}
 	keys := map[waitKey]bool{}
@@ -114,6 +119,7 @@ func (ci *changeInput) waitShifts(before, after results.Window) []results.WaitSh
 	}
 	slices.SortFunc(out, func(x, y results.WaitShift) int {
 		return cmp.Or(cmp.Compare(math.Abs(y.After-y.Before), math.Abs(x.After-x.Before)),
+			cmp.Compare(y.After-y.Before, x.After-x.Before), // on a tie, the rise first
 			cmp.Compare(x.Type+":"+x.Event, y.Type+":"+y.Event))
 	})
 	if len(out) > waitShiftTop {

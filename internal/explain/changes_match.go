@@ -63,7 +63,9 @@ func (e edge) distance(t time.Time) time.Duration {
 }
 
 // matchIdx are the occurrences (indices into ci.occurrences) with an edge
-// within ±Match of at, and the matches, nearest first.
+// within ±Match of at, and the matches, nearest first. An occurrence is
+// matched once, by its edge nearest to the change (a 3 s lock's start is
+// 3 s from a change at its end: the end is what is named).
 func (ci *changeInput) matchIdx(at time.Time) ([]int, []results.ChangeMatch) {
 	type m struct {
 		i int
@@ -72,11 +74,15 @@ func (ci *changeInput) matchIdx(at time.Time) ([]int, []results.ChangeMatch) {
 	}
 	var found []m
 	for i, o := range ci.occurrences {
+		best := m{i: -1}
 		for _, e := range ci.edges(o) {
-			if d := e.distance(at); d <= ci.cfg.Match {
-				found = append(found, m{i, results.ChangeMatch{Kind: o.Kind, Label: o.Label, Edge: e.name,
-					AtS: ci.x(e.to), OffsetS: math.Round(signed(e, at).Seconds()*1000) / 1000}, d})
+			if d := e.distance(at); d <= ci.cfg.Match && (best.i < 0 || d < best.d) {
+				best = m{i, results.ChangeMatch{Kind: o.Kind, Label: o.Label, Edge: e.name,
+					AtS: ci.x(e.to), OffsetS: math.Round(signed(e, at).Seconds()*1000) / 1000}, d}
 			}
+		}
+		if best.i >= 0 {
+			found = append(found, best)
 		}
 	}
 	slices.SortStableFunc(found, func(a, b m) int { return cmp.Compare(a.d, b.d) })
