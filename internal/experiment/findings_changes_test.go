@@ -148,6 +148,23 @@ injections: [{at: 10s, kind: lock, table: pgbench_branches, duration: 3s}]
 				t.Errorf("change %+v: unexplained must be exactly 'nothing matched'", ch)
 			}
 		}
+		// The wait mix, when both stretches have samples enough, names the
+		// lock: the event whose share rose most at the lock's start is a
+		// Lock wait.
+		for _, ch := range c.Changes {
+			if math.Abs(ch.AtS-lockFrom) > 1.5 || len(ch.Waits) == 0 {
+				continue
+			}
+			top := ch.Waits[0]
+			for _, w := range ch.Waits {
+				if w.After-w.Before > top.After-top.Before {
+					top = w
+				}
+			}
+			if top.Type != "Lock" {
+				t.Errorf("change at %.1f s: the largest rise of the wait mix is %s:%s, not a Lock wait: %+v", ch.AtS, top.Type, top.Event, ch.Waits)
+			}
+		}
 		if !strings.Contains(text, "with injected lock on pgbench_branches") || !strings.Contains(text, "the end of injected lock on pgbench_branches") {
 			t.Errorf("the text does not name the lock's start and end:\n%s", text)
 		}

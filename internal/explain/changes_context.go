@@ -17,9 +17,9 @@ const (
 	// samples, in share points (0.05: 5 points), for it to be named.
 	waitShiftMin = 0.05
 	// waitMinSamples is the fewest active samples a stretch needs for its
-	// wait mix to be compared: with fewer, one sample moves a share by
-	// more than 10 points.
-	waitMinSamples = 10
+	// wait mix to be compared (one sample of five moves a share by 20
+	// points: the counts are kept with the shares, and shown).
+	waitMinSamples = 5
 	// waitShiftTop is how many wait events are named at most, largest
 	// move first.
 	waitShiftTop = 3
@@ -115,7 +115,7 @@ func (ci *changeInput) waitShifts(before, after results.Window) []results.WaitSh
 			continue
 		}
 		out = append(out, results.WaitShift{Type: k.typ, Event: k.event, Before: sb, After: sa,
-			SessionsBefore: sessions(b, k), SessionsAfter: sessions(a, k)})
+			SessionsBefore: sessions(b, k), SessionsAfter: sessions(a, k), ActiveBefore: b.active, ActiveAfter: a.active})
 	}
 	slices.SortFunc(out, func(x, y results.WaitShift) int {
 		return cmp.Or(cmp.Compare(math.Abs(y.After-y.Before), math.Abs(x.After-x.Before)),

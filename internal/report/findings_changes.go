@@ -133,12 +133,16 @@ func matchPhrase(m results.ChangeMatch) string {
 	return m.Label + " at " + secs(m.AtS) + " s"
 }
 
-// contextPhrase is "; Lock:relation 3 % → 41 % of active time; FPI share
-// 4 % → 38 %": the wait shifts and the FPI share when it moved.
+// contextPhrase is "; Lock:relation 3 % → 41 % of active time (120 →
+// 96 active samples); FPI share 4 % → 38 %": the wait shifts with the
+// samples they rest on, and the FPI share when it moved.
 func contextPhrase(waits []results.WaitShift, fpi *results.ShareShift) string {
 	var parts []string
 	for _, w := range waits {
 		parts = append(parts, fmt.Sprintf("%s:%s %s → %s of active time", w.Type, w.Event, format.Pct(w.Before), format.Pct(w.After)))
+	}
+	if len(waits) > 0 {
+		parts[len(parts)-1] += fmt.Sprintf(" (%s → %s active samples)", format.Count(waits[0].ActiveBefore), format.Count(waits[0].ActiveAfter))
 	}
 	if fpi != nil && fpi.Moved {
 		parts = append(parts, fmt.Sprintf("FPI share %s → %s", format.Pct(fpi.Before), format.Pct(fpi.After)))

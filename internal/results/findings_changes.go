@@ -119,6 +119,10 @@ type WaitShift struct {
 	After          float64 `json:"after"`
 	SessionsBefore float64 `json:"sessions_before"`
 	SessionsAfter  float64 `json:"sessions_after"`
+	// ActiveBefore, ActiveAfter are the active samples of each stretch
+	// (all events): what the shares rest on.
+	ActiveBefore int64 `json:"active_before"`
+	ActiveAfter  int64 `json:"active_after"`
 }
 
 // ShareShift is a share (0–1) before and after; Moved says whether it moved
