@@ -203,6 +203,9 @@ func detectChanges(ci *changeInput) *results.Changes {
 		n := 0
 		for i := range ci.rows {
 			ys[i] = def.value(&ci.rows[i])
+			if math.IsInf(ys[i], 0) {
+				ys[i] = math.NaN() // a file's "Inf": no value, and no Inf in run.json
+			}
 			zs[i] = ys[i]
 			if def.log {
 				zs[i] = math.Log(math.Max(ys[i], 0) + latencyFloor)

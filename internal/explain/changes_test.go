@@ -363,3 +363,48 @@ func hasMatch(ms []results.ChangeMatch, kind, edge string) bool {
 	}
 	return false
 }
+
+// TestChangesClosedModel: in the closed model a lock lowers tps (the
+// clients wait instead of queueing): tps changes at its start and end,
+// matched to them; lag is not a series of the closed model.
+func TestChangesClosedModel(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	run, err := resultstest.WriteRun(dir, resultstest.Options{Seed: 8, Rate: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Run(dir, run, Defaults()).Changes
+	if c == nil || len(c.Series) != 2 || c.Series[0].Name != results.SeriesTPS || c.Series[1].Name != results.SeriesP99 {
+		t.Fatalf("closed model: series %+v, want tps and p99", c)
+	}
+	tps := changesOf(c, results.SeriesTPS)
+	if len(tps) != 2 || !hasMatch(tps[0].Matched, results.OccurStall, "start") || !hasMatch(tps[1].Matched, results.OccurStall, "end") ||
+		tps[0].Relative == nil || *tps[0].Relative > -0.8 {
+		t.Errorf("tps changes %+v, want a fall of 90 %% at the lock's start and the rise at its end", tps)
+	}
+}
+
+// TestChangesDegenerate: a window where nothing committed has no p99 or
+// lag to look at (missing, with why), a constant tps no change, and the
+// findings encode as JSON (no NaN or Inf).
+func TestChangesDegenerate(t *testing.T) {
+	s := synth{zero: synthZero, n: 20, tps: flat(0), seed: 9}
+	ci := s.input(nil, nil, nil)
+	for i := range ci.rows {
+		ci.rows[i].TPS, ci.rows[i].Committed = 0, 0
+	}
+	ci.rows[3].ResponseP99 = math.Inf(1)
+	c := detectChanges(ci)
+	if len(c.Changes) != 0 || c.Series[1].Missing == "" || c.Series[2].Missing == "" || c.Series[0].Missing != "" {
+		t.Errorf("nothing committed: %+v", c)
+	}
+	if _, err := json.Marshal(c); err != nil {
+		t.Errorf("json: %v", err)
+	}
+	// Too short a window: said so.
+	s.n = 4
+	c = detectChanges(s.input(nil, nil, nil))
+	if c.Series[0].Missing != "4 intervals with a value, fewer than 6" {
+		t.Errorf("4 intervals: %+v", c.Series[0])
+	}
+}
