@@ -23,8 +23,10 @@ const timelineGroup = "timeline"
 // busiest disk. A panel whose evidence was not collected is left out with a
 // note giving the reason. Every panel carries the same markers and spans.
 func (r *runReport) timelineFigure() *Figure {
-	f := &Figure{Title: "timeline (seconds since the bench start; markers: phases, checkpoints, autovacuum, injected stalls, first errors)"}
+	f := &Figure{Title: "timeline (seconds since the bench start; markers: phases, checkpoints, autovacuum, injected stalls, first errors, change points)"}
 	markers, spans := r.markers()
+	markers = append(markers, r.changeMarkers()...)
+	slices.SortStableFunc(markers, func(a, b chart.Marker) int { return cmp.Compare(a.X, b.X) })
 	add := func(c *chart.Chart, missing string, what string) {
 		if c == nil {
 			f.Notes = append(f.Notes, what+": "+format.Missing+" "+missing)

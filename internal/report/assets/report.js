@@ -25,7 +25,7 @@
     "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"];
   var KIND = {
     phase: "#555555", checkpoint: "#1f77b4", autovacuum: "#2ca02c",
-    stall: "#d62728", error: "#e6550d", connection: "#9467bd", other: "#7f7f7f"
+    stall: "#d62728", error: "#e6550d", connection: "#9467bd", change: "#8c564b", other: "#7f7f7f"
   };
   function kindColour(k) { return KIND[k] || KIND.other; }
   function alpha(hex, a) {

@@ -104,6 +104,7 @@ const (
 	MarkStall      MarkerKind = "stall"      // an injected stall (lock, CHECKPOINT, VACUUM)
 	MarkError      MarkerKind = "error"      // the first error of a class
 	MarkConnection MarkerKind = "connection" // a connection lost
+	MarkChange     MarkerKind = "change"     // a level shift found in a series (the findings' change points)
 	MarkOther      MarkerKind = "other"
 )
 
