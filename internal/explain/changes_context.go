@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/results"
-	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
 // The context of a change: what moved between the stretch before it and
@@ -35,9 +34,6 @@ func (ci *changeInput) context(from, at, to time.Time) ([]results.WaitShift, *re
 	before, after := results.Window{From: from, To: at}, results.Window{From: at, To: to}
 	return ci.waitShifts(before, after), ci.fpiShift(before, after)
 }
-
-// waitKey is a wait event.
-type waitKey struct{ typ, event string }
 
 // waitMix is one stretch's client waits: samples per event, the active
 // samples in all, and the ticks (samples taken) of its intervals.
@@ -67,7 +63,7 @@ func (ci *changeInput) waitMix(w results.Window) waitMix {
 		}
 		times = append(times, r.Elapsed)
 	}
-	length := medianGap(times)
+	length := rowGap(times)
 	ticks := map[time.Time]int64{}
 	for _, r := range ci.waits {
 		if r.Source != source || r.Class != class || !w.Holds(r.Time, length) {
@@ -139,7 +135,7 @@ func (ci *changeInput) fpiShift(before, after results.Window) *results.ShareShif
 	for _, r := range ci.server {
 		times = append(times, r.ElapsedS)
 	}
-	length := medianGap(times)
+	length := rowGap(times)
 	share := func(w results.Window) (float64, bool) {
 		var fpi, records int64
 		for _, r := range ci.server {
@@ -162,19 +158,9 @@ func (ci *changeInput) fpiShift(before, after results.Window) *results.ShareShif
 	return &results.ShareShift{Before: b, After: a, Moved: math.Abs(a-b) >= fpiShiftMin}
 }
 
-// medianGap is the median gap between the distinct values of times
-// (seconds), as a duration: the interval of a collector's rows (1 s when
-// there is no gap).
-func medianGap(times []float64) time.Duration {
-	ts := slices.Clone(times)
-	slices.Sort(ts)
-	ts = slices.Compact(ts)
-	var gaps []float64
-	for i := 1; i < len(ts); i++ {
-		gaps = append(gaps, ts[i]-ts[i-1])
-	}
-	if len(gaps) == 0 {
-		return time.Second
-	}
-	return time.Duration(stats.Median(gaps) * float64(time.Second))
+// rowGap is the interval of a collector's rows whose times (seconds, in
+// time order, several rows to an interval) are times: the median gap
+// between distinct values (medianGap), 1 s when there is none.
+func rowGap(times []float64) time.Duration {
+	return time.Duration(medianGap(len(times), func(i int) float64 { return times[i] }) * float64(time.Second))
 }
