@@ -11,9 +11,6 @@ import (
 // run summary and the run report after the evidence, the experiment's in
 // its summary after the ramp and the comparisons.
 
-// findingsTitle heads the findings of a run.
-const findingsTitle = "findings (what the evidence says about why)"
-
 // RunFindingsBlocks are a run's findings: the changes in its timeline and
 // what happened near them, why the tail was slow, the OS alarms, the
 // associations and the Pareto of waits and statements; nil when there are
