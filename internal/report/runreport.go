@@ -41,6 +41,7 @@ func RunReport(dir string) (*Doc, error) {
 	d.Add(r.timelineFigure())
 	d.Add(r.spectrumFigure())
 	d.Add(r.statementBlocks()...)
+	d.Add(r.planBlocks()...) // runreport_plans.go
 	d.Add(r.evidenceBlocks()...)
 	d.Add(RunFindingsBlocks(r.findings())...)
 	d.Add(r.checklist()...)
