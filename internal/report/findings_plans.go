@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/pgtrial/pgtrial/internal/explain"
@@ -35,8 +36,8 @@ func planChangesBlocks(p *explain.PlanChanges) []Block {
 	out := []Block{l}
 	var notes []string
 	for _, n := range p.NotExplained {
-		notes = append(notes, fmt.Sprintf("%s: %s (%d %s)", planWhere(n.Script, n.Command, n.Part, 0, n.Text),
-			redact(n.Reason), n.Runs, format.Plural(n.Runs, "run", "runs")))
+		notes = append(notes, fmt.Sprintf("%s %s — %s (%d %s)", planWhere(n.Script, n.Command, n.Part, 0),
+			format.OneLine(results.RedactSQL(n.Text), planTextRunes), redact(n.Reason), n.Runs, format.Plural(n.Runs, "run", "runs")))
 	}
 	for _, m := range p.Missing {
 		notes = append(notes, "missing: "+redact(m))
@@ -66,7 +67,8 @@ func planChangeLines(baseline string, c *explain.PlanChange) []string {
 	if len(unstable) > 0 {
 		what = append(what, "plan differs between the runs of "+strings.Join(unstable, ", ")+" (each run samples its parameters from its own seed; statistics may differ too)")
 	}
-	out := []string{planWhere(c.Script, c.Command, c.Part, c.Line, c.Text) + ": " + strings.Join(what, "; ")}
+	out := []string{planWhere(c.Script, c.Command, c.Part, c.Line) + ": " + strings.Join(what, "; "),
+		"  " + format.OneLine(results.RedactSQL(c.Text), planTextRunes)}
 	for _, v := range c.Variants {
 		for _, s := range v.Shapes {
 			runs := fmt.Sprintf("%d %s", len(s.Runs), format.Plural(len(s.Runs), "run", "runs"))
@@ -83,20 +85,21 @@ func planChangeLines(baseline string, c *explain.PlanChange) []string {
 				}
 				method = ", " + strings.Join(ps, " ")
 			}
-			out = append(out, fmt.Sprintf("  %s (%s%s): %s", v.Variant, runs, method, format.OneLine(results.RedactSQL(s.Line), planLineRunes)))
+			out = append(out, fmt.Sprintf("    %s (%s%s): %s", v.Variant, runs, method, format.OneLine(results.RedactSQL(s.Line), planLineRunes)))
 		}
 	}
 	return out
 }
 
-// planWhere names a statement: "tpcb-like command 3 (line 6): UPDATE …".
-func planWhere(script string, command, part, line int, text string) string {
-	w := fmt.Sprintf("%s command %d", script, command)
+// planWhere names a statement: "tpcb-like command 3 (line 6)"; a script
+// file by its base name.
+func planWhere(script string, command, part, line int) string {
+	w := fmt.Sprintf("%s command %d", filepath.Base(script), command)
 	if part > 0 {
 		w += fmt.Sprintf(" part %d", part+1)
 	}
 	if line > 0 {
 		w += fmt.Sprintf(" (line %d)", line)
 	}
-	return w + ": " + format.OneLine(results.RedactSQL(text), planTextRunes)
+	return w
 }
