@@ -45,6 +45,7 @@ func RunReportWith(dir string, cfg *explain.Config) (*Doc, error) {
 	d.Add(r.timelineFigure())
 	d.Add(r.spectrumFigure())
 	d.Add(r.statementBlocks()...)
+	d.Add(r.planBlocks()...) // runreport_plans.go
 	d.Add(r.evidenceBlocks()...)
 	d.Add(RunFindingsBlocks(r.findings())...)
 	d.Add(r.checklist()...)

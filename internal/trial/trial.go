@@ -306,6 +306,8 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		}
 	}
 
+	c.recordPlans(ctx, dir, run) // plans.json, before the collectors' baselines (plans.go)
+
 	// The collectors sample from now on, on the run's clock; they are
 	// stopped on every way out (a second Stop is a no-op).
 	var collector *collect.Collector
