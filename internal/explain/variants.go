@@ -173,10 +173,33 @@ func levelChange(in *ExperimentInput, level float64, base, v string, a, b []comp
 			cfg.Better, cfg.Worse = "lower", "higher"
 			cfg.HigherIsBetter = false
 		}
+		if why, ok := missingEverywhere(fa, fb, n); ok {
+			lc.Changes = append(lc.Changes, &Change{Figure: n, Unit: k.unit, Role: stats.RoleExploratory, Outcome: OutcomeMissing,
+				Point: math.NaN(), A: math.NaN(), B: math.NaN(), Text: n + ": missing (" + why + ")"})
+			continue
+		}
 		r := stats.Verdict(cfg, vals(fa, n), vals(fb, n))
 		lc.Changes = append(lc.Changes, fromVerdict(n, k.unit, &r))
 	}
 	return lc
+}
+
+// missingEverywhere is the reasons figure n is missing when no run of
+// either side has it.
+func missingEverywhere(fa, fb []*runFigures, n string) (string, bool) {
+	var why []string
+	for _, r := range append(slices.Clone(fa), fb...) {
+		if _, ok := r.values[n]; ok {
+			return "", false
+		}
+		if m := r.missing[n]; m != "" && !slices.Contains(why, m) {
+			why = append(why, m)
+		}
+	}
+	if len(why) == 0 {
+		why = append(why, "not measured in these runs")
+	}
+	return strings.Join(why, "; "), true
 }
 
 func isOSFigure(n string) bool {
@@ -274,8 +297,14 @@ func overRamp(in *ExperimentInput, pa, pb []*runFigures) []*Change {
 	specs := make([]pairedSpec, len(names))
 	var ps []float64
 	var expl []int
+	var missing []*Change
 	for i, n := range names {
 		k := kindOf(pa, pb, n)
+		if why, ok := missingEverywhere(pa, pb, n); ok && !strings.HasPrefix(n, "wait ") {
+			missing = append(missing, &Change{Figure: n, Unit: k.unit, Role: stats.RoleExploratory, Outcome: OutcomeMissing,
+				Point: math.NaN(), A: math.NaN(), B: math.NaN(), Text: displayName(n) + ": missing (" + why + ")"})
+			continue
+		}
 		specs[i] = pairedSpec{name: n, pairs: pairsWord(in), unit: k.unit, points: k.points, higherIsBetter: k.higherIsBetter, neutral: k.neutral,
 			alpha: alpha, margin: marginOf(in), role: stats.RolePrimary}
 		if n != overRampPrimary {
@@ -288,11 +317,14 @@ func overRamp(in *ExperimentInput, pa, pb []*runFigures) []*Change {
 	for k, i := range expl {
 		specs[i].holm, specs[i].alpha = &steps[k], steps[k].Level
 	}
-	out := make([]*Change, len(names))
+	var out []*Change
 	for i, n := range names {
-		out[i] = pairedChange(specs[i], pairValues(pa, n), pairValues(pb, n))
+		if specs[i].name == "" {
+			continue // missing on both sides
+		}
+		out = append(out, pairedChange(specs[i], pairValues(pa, n), pairValues(pb, n)))
 	}
-	return out
+	return append(out, missing...)
 }
 
 // pairedP is the signed-rank p of the pairs as pairedChange tests them.

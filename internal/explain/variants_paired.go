@@ -43,6 +43,9 @@ type Change struct {
 	Text    string `json:"text"`
 }
 
+// OutcomeMissing is the outcome of a figure no run of either side has.
+const OutcomeMissing = "missing"
+
 // OutcomeDescribed is the outcome of a change with one run a side, or one
 // pair: described, never judged.
 const OutcomeDescribed = "described"
