@@ -288,8 +288,11 @@ func overRamp(in *ExperimentInput, pa, pb []*runFigures) []*Change {
 	}
 	var names []string
 	for _, n := range figureOrder(append(slices.Clone(pa), pb...)) {
-		if strings.HasPrefix(n, "event ") {
-			continue // the wait events have their own list
+		if strings.HasPrefix(n, "event ") || strings.HasSuffix(n, " sessions") || n == "id" {
+			// The wait events have their own list; average sessions are
+			// the shares over again, id is 100 − us − sy − wa − st: kept out
+			// of Holm's family, which they would only widen.
+			continue
 		}
 		names = append(names, n)
 	}

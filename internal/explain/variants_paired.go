@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -107,6 +108,15 @@ func pairedChange(s pairedSpec, a, b []float64) *Change {
 			c.Point = math.Exp(d[0])
 		}
 		c.Text = fmt.Sprintf("described, not judged (one pair): %s %s → %s (%s)", displayName(s.name), num(c.A), num(c.B), changeWord(c.Ratio, c.Point, s.points))
+		return c
+	}
+	if !slices.ContainsFunc(d, func(x float64) bool { return x != 0 }) {
+		c.Point = 0
+		if ratio {
+			c.Point = 1
+		}
+		c.Text = fmt.Sprintf("inconclusive: %s is the same on both sides of every pair (%s; nothing to test), %d %s pairs",
+			displayName(s.name), num(c.A), len(d), s.pairs)
 		return c
 	}
 	sr := stats.WilcoxonSignedRank(d)
