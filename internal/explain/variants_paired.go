@@ -55,7 +55,7 @@ const OutcomeDescribed = "described"
 type pairedSpec struct {
 	name, unit     string
 	pairs          string // what a pair is: "level×repeat", "repeat"
-	points         bool // compare as differences (percentage points)
+	points         bool   // compare as differences (percentage points)
 	higherIsBetter bool
 	neutral        bool
 	alpha          float64 // the level (α or Holm's step)
