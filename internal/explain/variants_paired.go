@@ -133,8 +133,8 @@ func pairedChange(s pairedSpec, a, b []float64) *Change {
 	}
 	iv := "no interval"
 	if ci.OK {
-		iv = fmt.Sprintf("%s [%s, %s] (%.0f %% interval)", changeWord(ratio, c.Point, s.points),
-			changeWord(ratio, c.Lo, s.points), changeWord(ratio, c.Hi, s.points), 100*ci.Conf)
+		iv = fmt.Sprintf("%s [%s, %s] (%s interval)", changeWord(ratio, c.Point, s.points),
+			changeWord(ratio, c.Lo, s.points), changeWord(ratio, c.Hi, s.points), confText(ci.Conf))
 	} else {
 		iv = changeWord(ratio, c.Point, s.points) + " (no interval: " + ci.Reason + ")"
 	}
@@ -251,4 +251,17 @@ func displayName(n string) string {
 		return strings.TrimSuffix(strings.TrimPrefix(n, "wait "), " sessions") + " waits (average active sessions)"
 	}
 	return n
+}
+
+// confText is a confidence level as "95 %", "99.8 %" (one decimal when not
+// whole, so a Holm level's interval does not read as 100 %).
+func confText(c float64) string {
+	pct := 100 * c
+	if math.Abs(pct-math.Round(pct)) < 0.05 {
+		return fmt.Sprintf("%.0f %%", pct)
+	}
+	if pct > 99.95 {
+		return fmt.Sprintf("%.2f %%", pct)
+	}
+	return fmt.Sprintf("%.1f %%", pct)
 }

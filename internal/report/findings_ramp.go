@@ -238,13 +238,16 @@ func trendP(p float64) string {
 // (the rest are in experiment.json).
 func levelFigureShown(c *explain.Change, fixed bool) bool {
 	switch c.Figure {
-	case explain.FigCalls, explain.FigRows, "us", "sy", "wa", "r", "b", explain.FigDiskUtil:
+	case explain.FigCalls, "us", "wa", "b", explain.FigDiskUtil:
 		return true
+	case explain.FigRows, "r", "sy":
+		return fixed
 	}
 	if fixed {
 		return false // compare's verdicts are shown above, with the comparison
 	}
-	return c.Figure == "tps" || c.Figure == "p99" || strings.HasSuffix(c.Figure, " wait %")
+	// The wait types that hold at least 5 % of active time on a side.
+	return c.Figure == "tps" || c.Figure == "p99" || (strings.HasSuffix(c.Figure, " wait %") && max(c.A, c.B) >= 5)
 }
 
 // variantChangeBlocks are each variant against the first: over the ramp,
@@ -301,8 +304,8 @@ func overRampShown(name string) bool {
 func levelChangesTable(vc *explain.VariantChange) *Table {
 	fixed := len(vc.Levels) == 1 && vc.Levels[0].Level == 0 && len(vc.OverRamp) == 0
 	t := &Table{
-		Title: fmt.Sprintf("%s against %s per level (Mann-Whitney over the level's runs; interval of the ratio, or of the difference in points for shares):", vc.Variant, vc.Baseline),
-		Head:  []string{"level", "figure", vc.Baseline, vc.Variant, "change", "interval", "verdict"},
+		Title: fmt.Sprintf("%s against %s per level (medians; the change is the Hodges–Lehmann estimate of the ratio, or of the difference when a value is 0, with its interval; Mann-Whitney over the level's runs; the rest in experiment.json):", vc.Variant, vc.Baseline),
+		Head:  []string{"level", "figure", vc.Baseline, vc.Variant, "change (HL)", "interval", "verdict"},
 	}
 	if fixed {
 		t.Title = fmt.Sprintf("%s against %s, the figures the comparison above has not (Mann-Whitney; exploratory, Holm's correction over them):", vc.Variant, vc.Baseline)
