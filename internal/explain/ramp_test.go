@@ -223,6 +223,9 @@ func TestVariantChangeOverRamp(t *testing.T) {
 		vc.Statements[0].A != 10 || vc.Statements[0].B != 25 {
 		t.Errorf("statements: %+v", vc.Statements)
 	}
+	if len(vc.Notes) < 2 || !strings.Contains(strings.Join(vc.Notes, "\n"), "stops HOT updates") {
+		t.Errorf("notes: %q", vc.Notes)
+	}
 	// The wait event that changed.
 	found := false
 	for _, c := range vc.WaitEvents {

@@ -87,6 +87,7 @@ func variants(in *ExperimentInput, cfg Config) ([]*VariantChange, []string) {
 				"a level's own verdicts are compare's (Mann-Whitney)", len(pa), overRampPrimary, num(alphaOf())))
 		}
 		vc.Statements = statementChanges(in, pa, pb)
+		vc.Notes = append(vc.Notes, updateNotes(vc.Statements)...)
 		vc.WaitEvents = waitEventChanges(in, pa, pb)
 		if len(vc.Levels) > 0 {
 			out = append(out, vc)
@@ -447,5 +448,21 @@ func waitEventChanges(in *ExperimentInput, pa, pb []*runFigures) []*Change {
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return math.Abs(out[i].B-out[i].A) > math.Abs(out[j].B-out[j].A) })
+	return out
+}
+
+// updateNotes say, for an UPDATE whose blocks per call rose by 10 % or
+// more, what usually does that: a hypothesis to check, not a finding.
+func updateNotes(cs []*Change) []string {
+	var out []string
+	for _, c := range cs {
+		up := strings.HasPrefix(strings.ToUpper(strings.TrimSpace(c.Query)), "UPDATE")
+		if !up || !(c.A > 0) || c.B < 1.1*c.A {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s does %s blocks per call instead of %s: each new row version is entered into every index of the table, "+
+			"and an index on a column the UPDATE sets stops HOT updates (pg_stat_user_tables.n_tup_hot_upd tells); a likely reason, not tested here",
+			format.OneLine(c.Query, 70), format.Sig3(c.B), format.Sig3(c.A)))
+	}
 	return out
 }
