@@ -86,6 +86,9 @@ func variants(in *ExperimentInput, cfg Config) ([]*VariantChange, []string) {
 				"operational speed (%s) is the primary at α = %s, the other figures exploratory under Holm's correction; "+
 				"a level's own verdicts are compare's (Mann-Whitney)", len(pa), overRampPrimary, num(alphaOf())))
 		}
+		if !in.Interleaved && len(pa) > 0 {
+			vc.Notes = append(vc.Notes, "the variants were not interleaved: a pair's runs did not run side by side, so a drift over time falls between the variants, not within a pair")
+		}
 		vc.Statements = statementChanges(in, pa, pb)
 		vc.Notes = append(vc.Notes, updateNotes(vc.Statements)...)
 		vc.WaitEvents = waitEventChanges(in, pa, pb)

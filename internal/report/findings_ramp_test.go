@@ -88,3 +88,27 @@ func TestRampFindingsFigures(t *testing.T) {
 	}
 	checkMarkdown(t, d, "ramp findings: base per level")
 }
+
+// TestVariantChangeFixedLoadText: a fixed load, one run a side: the figures
+// compare has not (speed, vmstat, disk) are described, not judged.
+func TestVariantChangeFixedLoadText(t *testing.T) {
+	dir := t.TempDir()
+	in := &explain.ExperimentInput{Dir: dir, Variants: []string{"base", "more"}}
+	for i, v := range in.Variants {
+		rd := filepath.Join(dir, v)
+		run, err := resultstest.WriteRun(rd, resultstest.Options{Duration: 5 * time.Second, Seed: uint64(i + 1), Rate: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Runs = append(in.Runs, explain.ExpRun{Variant: v, Repeat: 1, Dir: rd, Run: run})
+	}
+	f := explain.Experiment(in, explain.Defaults())
+	if f.Ramp != nil || len(f.Variants) != 1 {
+		t.Fatalf("findings: %+v", f)
+	}
+	out := text(t, &Doc{Blocks: ExperimentFindingsBlocks(f)})
+	wantAll(t, "the fixed load's findings", out, "more against base, the figures the comparison above has not", "calls/s", "described")
+	if strings.Contains(out, "over the ramp") {
+		t.Errorf("a fixed load has no ramp:\n%s", out)
+	}
+}
