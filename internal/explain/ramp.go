@@ -42,7 +42,8 @@ type RampCell struct {
 }
 
 // Stat is one figure over a level's repeats: the median of the runs' values
-// with their min and max. N = 0 means missing: Missing says why.
+// with their min and max. N = 0 means missing: Missing says why; with N > 0
+// and Missing set, Of − N of the runs lack it for that reason.
 type Stat struct {
 	Name    string  `json:"name"`
 	Unit    string  `json:"unit"`
@@ -50,6 +51,7 @@ type Stat struct {
 	Min     float64 `json:"min"`
 	Max     float64 `json:"max"`
 	N       int     `json:"n"`
+	Of      int     `json:"of"` // the level's runs
 	Missing string  `json:"missing,omitempty"`
 }
 
@@ -249,7 +251,7 @@ func makeCell(v string, level float64, runs []*runFigures) *RampCell {
 // (a wait share that a run with samples lacks counts as 0), or missing with
 // the runs' reasons.
 func summarise(name string, runs []*runFigures) Stat {
-	s := Stat{Name: name}
+	s := Stat{Name: name, Of: len(runs)}
 	var vals []float64
 	var why []string
 	for _, r := range runs {
@@ -276,6 +278,9 @@ func summarise(name string, runs []*runFigures) Stat {
 		return s
 	}
 	s.N = len(vals)
+	if s.N < s.Of {
+		s.Missing = strings.Join(why, "; ")
+	}
 	s.Median = stats.Median(vals)
 	s.Min, s.Max = slices.Min(vals), slices.Max(vals)
 	return s

@@ -97,6 +97,9 @@ func TestRampCellsAndMissing(t *testing.T) {
 	if calls == nil || calls.N != 2 || !(calls.Median > 0) || calls.Min > calls.Median || calls.Max < calls.Median {
 		t.Errorf("calls/s at level 2 (one run without statements): %+v", calls)
 	}
+	if calls.Of != 3 || !strings.Contains(calls.Missing, "not installed") {
+		t.Errorf("calls/s at level 2 must say why one run of 3 lacks it: %+v", calls)
+	}
 	if us := c.Figure("us"); us == nil || us.N != 0 || !strings.Contains(us.Missing, "os.csv") {
 		t.Errorf("vmstat us without os.csv must be missing with the reason, got %+v", us)
 	}
@@ -223,7 +226,7 @@ func TestVariantChangeOverRamp(t *testing.T) {
 		vc.Statements[0].A != 10 || vc.Statements[0].B != 25 {
 		t.Errorf("statements: %+v", vc.Statements)
 	}
-	if len(vc.Notes) < 2 || !strings.Contains(strings.Join(vc.Notes, "\n"), "stops HOT updates") {
+	if len(vc.Notes) != 2 || !strings.Contains(strings.Join(vc.Notes, "\n"), "stops HOT updates") {
 		t.Errorf("notes: %q", vc.Notes)
 	}
 	// The wait event that changed.

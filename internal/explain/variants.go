@@ -454,18 +454,21 @@ func waitEventChanges(in *ExperimentInput, pa, pb []*runFigures) []*Change {
 	return out
 }
 
-// updateNotes say, for an UPDATE whose blocks per call rose by 10 % or
+// updateNotes say, for the UPDATEs whose blocks per call rose by 10 % or
 // more, what usually does that: a hypothesis to check, not a finding.
 func updateNotes(cs []*Change) []string {
-	var out []string
+	var which []string
 	for _, c := range cs {
 		up := strings.HasPrefix(strings.ToUpper(strings.TrimSpace(c.Query)), "UPDATE")
 		if !up || !(c.A > 0) || c.B < 1.1*c.A {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s does %s blocks per call instead of %s: each new row version is entered into every index of the table, "+
-			"and an index on a column the UPDATE sets stops HOT updates (pg_stat_user_tables.n_tup_hot_upd tells); a likely reason, not tested here",
-			format.OneLine(c.Query, 70), format.Sig3(c.B), format.Sig3(c.A)))
+		which = append(which, fmt.Sprintf("%s (%s → %s blocks/call)", format.OneLine(c.Query, 60), format.Sig3(c.A), format.Sig3(c.B)))
 	}
-	return out
+	if len(which) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("more shared blocks per call in %s: each new row version is entered into every index of its table, "+
+		"and an index on a column the UPDATE sets stops HOT updates (pg_stat_user_tables.n_tup_hot_upd tells); likely reasons, not tested here",
+		strings.Join(which, "; "))}
 }

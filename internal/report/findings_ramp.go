@@ -87,6 +87,10 @@ func statCell(s *explain.Stat, f func(float64) string, spread bool) Cell {
 	if spread && s.N > 1 && s.Min != s.Max {
 		txt += " (" + f(s.Min) + "–" + f(s.Max) + ")"
 	}
+	if s.Of > s.N && s.Missing != "" {
+		// Some runs lack it: say how many have it, and why the others not.
+		return Cell{Text: fmt.Sprintf("%s [%d of %d runs]", txt, s.N, s.Of), Why: fmt.Sprintf("%d of %d runs: %s", s.Of-s.N, s.Of, s.Missing)}
+	}
 	return Text(txt)
 }
 
