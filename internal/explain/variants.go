@@ -93,6 +93,7 @@ func variants(in *ExperimentInput, cfg Config) ([]*VariantChange, []string) {
 		vc.Notes = append(vc.Notes, updateNotes(vc.Statements)...)
 		vc.WaitEvents = waitEventChanges(in, pa, pb)
 		if len(vc.Levels) > 0 {
+			vc.finiteFields()
 			out = append(out, vc)
 		}
 	}
@@ -234,6 +235,10 @@ func fromVerdict(name, unit string, v *stats.VerdictResult) *Change {
 		iv, c.Ratio = v.Diff, false
 	}
 	c.Point, c.Lo, c.Hi, c.IntervalOK, c.Conf = iv.Point, iv.Lo, iv.Hi, iv.OK, iv.Conf
+	if v.NA == 0 || v.NB == 0 {
+		c.Outcome = OutcomeMissing // no run of a side has it: "cannot compare"
+		return c
+	}
 	if v.NA == 1 && v.NB == 1 {
 		c.Outcome = OutcomeDescribed
 		ch := signedNum(v.B.Median - v.A.Median)
@@ -471,4 +476,18 @@ func updateNotes(cs []*Change) []string {
 	return []string{fmt.Sprintf("more shared blocks per call in %s: each new row version is entered into every index of its table, "+
 		"and an index on a column the UPDATE sets stops HOT updates (pg_stat_user_tables.n_tup_hot_upd tells); likely reasons, not tested here",
 		strings.Join(which, "; "))}
+}
+
+// finiteFields makes every change encodable (Change.finiteFields).
+func (vc *VariantChange) finiteFields() {
+	for _, l := range vc.Levels {
+		for _, c := range l.Changes {
+			c.finiteFields()
+		}
+	}
+	for _, list := range [][]*Change{vc.OverRamp, vc.Statements, vc.WaitEvents} {
+		for _, c := range list {
+			c.finiteFields()
+		}
+	}
 }

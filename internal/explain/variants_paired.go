@@ -265,3 +265,17 @@ func confText(c float64) string {
 	}
 	return fmt.Sprintf("%.1f %%", pct)
 }
+
+// finiteFields replaces a non-finite number of c by 0, for JSON (which has
+// no NaN): A, B and Point of a missing figure (Outcome says so), a bound of
+// an interval that is not OK, a p that was not computed (then 1).
+func (c *Change) finiteFields() {
+	for _, p := range []*float64{&c.A, &c.B, &c.Point, &c.Lo, &c.Hi, &c.Conf, &c.Level} {
+		if !finite(*p) {
+			*p = 0
+		}
+	}
+	if !finite(c.P) {
+		c.P = 1
+	}
+}

@@ -319,6 +319,11 @@ func levelChangesTable(vc *explain.VariantChange) *Table {
 			if !levelFigureShown(c, fixed) {
 				continue
 			}
+			if c.Outcome == explain.OutcomeMissing {
+				why := Absent(c.Text)
+				t.Rows = append(t.Rows, []Cell{Text(format.Sig3(lc.Level)), Text(c.Figure), why, why, why, why, Text(c.Outcome)})
+				continue
+			}
 			change, iv := changeCells(c)
 			outcome := c.Outcome
 			if c.NA+c.NB > 0 && c.NA < 4 && c.NB < 4 && c.Outcome == stats.OutcomeInconclusive {
