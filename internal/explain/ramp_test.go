@@ -14,8 +14,8 @@ import (
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
-// synth is one synthetic run's figures.
-type synth struct {
+// rampSynth is one synthetic run's figures.
+type rampSynth struct {
 	variant       string
 	level         float64
 	repeat        int
@@ -28,7 +28,7 @@ type synth struct {
 
 // synthRun is a run with a summary and evidence over a 10 s window (no
 // os.csv in dir: the vmstat figures are missing).
-func synthRun(t *testing.T, dir string, s synth) ExpRun {
+func synthRun(t *testing.T, dir string, s rampSynth) ExpRun {
 	t.Helper()
 	from := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	to := from.Add(10 * time.Second)
@@ -72,7 +72,7 @@ func synthRamp(t *testing.T, levels []float64, repeats int, bScale, bLock, sd fl
 				}
 				noise := math.Exp(sd * rnd.NormFloat64())
 				tps := 1000 * math.Sqrt(l) * scale * noise
-				in.Runs = append(in.Runs, synthRun(t, dir, synth{variant: v, level: l, repeat: r, tps: tps,
+				in.Runs = append(in.Runs, synthRun(t, dir, rampSynth{variant: v, level: l, repeat: r, tps: tps,
 					p99: 1 + l*l/4*(1+0.05*rnd.Float64()), calls: int64(10 * tps), lock: lock, blocksPerCall: blocks}))
 			}
 		}
