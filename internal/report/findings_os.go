@@ -24,7 +24,12 @@ func alarmsBlocks(a *results.Alarms) []Block {
 	}
 	t := &Table{Title: fmt.Sprintf("OS alarms (share of the %d measured intervals of %s in which each held)", a.Intervals, format.Seconds(a.IntervalS)),
 		Head: []string{"alarm", "condition", "threshold", "share of time", "worst"}}
+	var quiet []string // alarms that held in no interval: one line
 	for _, it := range a.Items {
+		if it.Missing == "" && it.Held == 0 {
+			quiet = append(quiet, it.Name+" ("+it.Condition+"; worst "+alarmWorst(it)+")")
+			continue
+		}
 		if it.Missing != "" {
 			t.Rows = append(t.Rows, []Cell{Text(it.Name), Text(it.Condition), Absent(it.Missing), Absent(it.Missing), Absent(it.Missing)})
 			continue
@@ -33,16 +38,27 @@ func alarmsBlocks(a *results.Alarms) []Block {
 		if it.Held == 0 {
 			share = "0 % (no alarm)"
 		}
-		worst := alarmValue(it.Worst, it.Unit) + " at " + format.Seconds(it.WorstAt)
-		if it.WorstOf != "" {
-			worst += " (" + it.WorstOf + ")"
-		}
-		t.Rows = append(t.Rows, []Cell{Text(it.Name), Text(it.Condition), Text(alarmValue(it.Threshold, it.Unit)), Text(share), Text(worst)})
+		t.Rows = append(t.Rows, []Cell{Text(it.Name), Text(it.Condition), Text(alarmValue(it.Threshold, it.Unit)), Text(share), Text(alarmWorst(it))})
 	}
 	t.Notes = []string{
 		"each interval's own figure (os.csv), not a rolling median; free memory is MemAvailable (vmstat's free stays low by design: the page cache); thresholds are settings (--explain alarm.wa=20%)",
 	}
+	if len(quiet) > 0 {
+		t.Notes = append([]string{"held in no interval: " + strings.Join(quiet, "; ")}, t.Notes...)
+	}
+	if len(t.Rows) == 0 {
+		return []Block{&Lines{Title: t.Title, Lines: append([]string{"no alarm"}, t.Notes...)}}
+	}
 	return []Block{t}
+}
+
+// alarmWorst is "21 % at 6 s (vda)": an alarm's worst value and when.
+func alarmWorst(it results.Alarm) string {
+	worst := alarmValue(it.Worst, it.Unit) + " at " + format.Seconds(it.WorstAt)
+	if it.WorstOf != "" {
+		worst += " (" + it.WorstOf + ")"
+	}
+	return worst
 }
 
 // alarmValue is v in an alarm's unit.
@@ -71,7 +87,12 @@ func associationsBlocks(a *results.Associations) []Block {
 			Text(assocLabel(w.Slow.OK, w.Slow.R, w.Holm))})
 	}
 	if len(a.Waits) == 0 {
-		t.Rows = append(t.Rows, []Cell{Text("—"), Absent(fmt.Sprintf("no wait has %d samples or more", a.MinSamples))})
+		// Nothing to rank: one line instead of an empty table.
+		why := fmt.Sprintf("no wait has %d samples or more in at least 3 intervals", a.MinSamples)
+		if a.Left > 0 {
+			why += fmt.Sprintf(" (%d left out)", a.Left)
+		}
+		return []Block{&Lines{Title: t.Title, Lines: []string{why + ": none ranked"}}}
 	}
 	t.Notes = []string{
 		"slowdown: " + a.Slowdown + "; " + a.Method + " (waits.csv class " + a.Class + ")",

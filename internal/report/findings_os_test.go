@@ -28,7 +28,7 @@ func TestFindingsOSText(t *testing.T) {
 	out := b.String()
 	t.Logf("\n%s", out)
 	for _, want := range []string{
-		"OS alarms (share of the 60 measured intervals", "iowait", "wa > 10 % of CPU time", "(no alarm)", "MemAvailable < 5 % of RAM",
+		"OS alarms (share of the 60 measured intervals", "iowait", "wa > 10 % of CPU time", "held in no interval: ", "MemAvailable < 5 % of RAM",
 		"associations of waits with slowdown across", "associations, not causes", "Lock", "association",
 		"Pareto: the wait events that make 80 % of active samples", "Pareto: the statements that make 80 % of execution time",
 		"shared blocks hit + read",
