@@ -29,7 +29,7 @@ func changesBlocks(c *results.Changes) []Block {
 	}
 	names := seriesNames(c)
 	if len(c.Changes) == 0 {
-		lines = append(lines, "no level shift in "+names+" ("+c.Method+")")
+		lines = append(lines, "no level shift in "+names)
 	}
 	for _, q := range c.Quiet {
 		lines = append(lines, quietSentence(q, names, c.MatchS))

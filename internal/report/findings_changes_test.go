@@ -50,7 +50,7 @@ func TestChangesText(t *testing.T) {
 	if err := WriteText(&b, &Doc{Blocks: changesBlocks(c)}); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"no level shift in tps or p99 (PELT, …)",
+	for _, want := range []string{"no level shift in tps or p99\n", "method: PELT, …;",
 		"checkpoint (timed) started at 12.3 s: no change in tps or p99 within ±3 s; FPI share 2.0 % → 45 %",
 		"lag p99: — (closed model)"} {
 		if !strings.Contains(b.String(), want) {
