@@ -279,7 +279,7 @@ func variantChangeBlocks(vs []*explain.VariantChange) []Block {
 			out = append(out, l)
 		}
 		if len(vc.WaitEvents) > 0 {
-			l := &Lines{Title: fmt.Sprintf("%s against %s: wait events whose share of active time changed:", vc.Variant, vc.Baseline), Indent: 2}
+			l := &Lines{Title: fmt.Sprintf("%s against %s: wait events whose share of active time moved by a point or more (the verdict says whether the runs show a change):", vc.Variant, vc.Baseline), Indent: 2}
 			for _, c := range vc.WaitEvents {
 				l.Lines = append(l.Lines, fmt.Sprintf("%s %% → %s %%: %s", format.Sig3(c.A), format.Sig3(c.B), c.Text))
 			}
