@@ -42,6 +42,7 @@ type ExperimentFindings struct {
 	Associations *LevelAssociations `json:"associations,omitempty"` // across levels and runs (levels.go)
 	Alarms       []*RunAlarms       `json:"alarms,omitempty"`       // OS alarms per variant and level (levels.go)
 	Plans        *PlanChanges       `json:"plans,omitempty"`        // plans that changed between variants (plans.go)
+	Pareto       []*VariantPareto   `json:"pareto,omitempty"`       // per variant, over its runs (pareto.go)
 
 	Warnings []string `json:"warnings,omitempty"`
 }
@@ -58,6 +59,8 @@ func Experiment(in *ExperimentInput, cfg Config) *ExperimentFindings {
 	f.Associations, f.Alarms, w = levels(in, cfg)
 	f.Warnings = append(f.Warnings, w...)
 	f.Plans, w = plans(in, cfg)
+	f.Warnings = append(f.Warnings, w...)
+	f.Pareto, w = variantParetos(in, cfg)
 	f.Warnings = append(f.Warnings, w...)
 	return f
 }

@@ -33,8 +33,8 @@ func RunFindingsBlocks(f *results.Findings) []Block {
 
 // ExperimentFindingsBlocks are an experiment's findings: the ramp's levels,
 // trends and knee, each variant against the first, the associations
-// across levels, the OS alarms and the plans that changed; nil when there
-// are none.
+// across levels, the OS alarms, the plans that changed and each variant's
+// Pareto of waits and statements; nil when there are none.
 func ExperimentFindingsBlocks(f *explain.ExperimentFindings) []Block {
 	if f == nil {
 		return nil
@@ -45,6 +45,7 @@ func ExperimentFindingsBlocks(f *explain.ExperimentFindings) []Block {
 	out = append(out, levelAssociationsBlocks(f.Associations)...)
 	out = append(out, runAlarmsBlocks(f.Alarms)...)
 	out = append(out, planChangesBlocks(f.Plans)...)
+	out = append(out, variantParetoBlocks(f.Pareto)...)
 	if len(f.Warnings) > 0 {
 		out = append(out, &Notes{Prefix: "findings: ", Lines: redactAll(f.Warnings)})
 	}

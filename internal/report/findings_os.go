@@ -169,16 +169,33 @@ func assocLabel(ok bool, r, holm float64) string {
 }
 
 // paretoBlocks are a run's Pareto of wait events and statements.
-func paretoBlocks(p *results.Pareto) []Block {
+func paretoBlocks(p *results.Pareto) []Block { return paretoBlocksOf(p, "") }
+
+// variantParetoBlocks are each variant's Pareto over its runs.
+func variantParetoBlocks(ps []*explain.VariantPareto) []Block {
+	var out []Block
+	for _, vp := range ps {
+		out = append(out, paretoBlocksOf(vp.Pareto, fmt.Sprintf("%s, its %d runs together", vp.Variant, vp.Runs))...)
+	}
+	return out
+}
+
+// paretoBlocksOf are the Pareto's tables, their titles naming whose it is
+// ("" one run's).
+func paretoBlocksOf(p *results.Pareto, whose string) []Block {
 	if p == nil {
 		return nil
 	}
 	var out []Block
 	cut := format.Pct(p.Share)
+	prefix := "Pareto: "
+	if whose != "" {
+		prefix = "Pareto of " + whose + ": "
+	}
 	if p.WaitsMissing != "" {
 		out = append(out, &Notes{Prefix: "Pareto of waits: ", Lines: []string{"missing (" + redact(p.WaitsMissing) + ")"}})
 	} else {
-		t := &Table{Title: fmt.Sprintf("Pareto: the wait events that make %s of active samples (%d of %d)", cut, len(p.Waits), p.WaitsOf),
+		t := &Table{Title: fmt.Sprintf(prefix+"the wait events that make %s of active samples (%d of %d)", cut, len(p.Waits), p.WaitsOf),
 			Head: []string{"wait", "samples", "share", "cumulative"}}
 		for _, it := range p.Waits {
 			t.AddRow(it.Name, format.Count(int64(it.Value)), format.Share(it.Share), format.Share(it.Cumulative))
@@ -189,12 +206,12 @@ func paretoBlocks(p *results.Pareto) []Block {
 		out = append(out, &Notes{Prefix: "Pareto of statements: ", Lines: []string{"missing (" + redact(p.StmtsMissing) + ")"}})
 		return out
 	}
-	byTime := &Table{Title: fmt.Sprintf("Pareto: the statements that make %s of execution time (%d of %d; total %s ms)", cut, len(p.ByTime), p.StatementsOf, format.Sig3(p.TimeTotal)),
+	byTime := &Table{Title: fmt.Sprintf(prefix+"the statements that make %s of execution time (%d of %d; total %s ms)", cut, len(p.ByTime), p.StatementsOf, format.Sig3(p.TimeTotal)),
 		Head: []string{"total ms", "share", "cumulative", "query"}}
 	for _, it := range p.ByTime {
 		byTime.AddRow(format.Sig3(it.Value), format.Share(it.Share), format.Share(it.Cumulative), format.OneLine(results.RedactSQL(it.Name), paretoQueryRunes))
 	}
-	byBlocks := &Table{Title: fmt.Sprintf("Pareto: the statements that make %s of shared blocks hit + read (%d of %d; total %s)", cut, len(p.ByBlocks), p.StatementsOf, format.Count(int64(p.BlocksTotal))),
+	byBlocks := &Table{Title: fmt.Sprintf(prefix+"the statements that make %s of shared blocks hit + read (%d of %d; total %s)", cut, len(p.ByBlocks), p.StatementsOf, format.Count(int64(p.BlocksTotal))),
 		Head: []string{"blocks", "share", "cumulative", "query"}}
 	for _, it := range p.ByBlocks {
 		byBlocks.AddRow(format.Count(int64(it.Value)), format.Share(it.Share), format.Share(it.Cumulative), format.OneLine(results.RedactSQL(it.Name), paretoQueryRunes))

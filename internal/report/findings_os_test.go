@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/explain"
+	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/results/resultstest"
+	"github.com/pgtrial/pgtrial/internal/stats"
 )
 
 // TestFindingsOSText renders a synthetic run's alarms, associations and
@@ -74,6 +76,23 @@ func TestLevelFindingsText(t *testing.T) {
 		"OS alarms per variant and level", "free memory"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the text lacks %q", want)
+		}
+	}
+}
+
+// TestVariantParetoText: an experiment's Pareto per variant names the
+// variant and its runs in every title.
+func TestVariantParetoText(t *testing.T) {
+	p := &results.Pareto{Share: 0.8, Waits: []stats.Item{{Name: "Lock:relation", Value: 80, Share: 0.8, Cumulative: 0.8}}, WaitsTotal: 100, WaitsOf: 3,
+		StmtsMissing: "pg_stat_statements is not installed"}
+	var b strings.Builder
+	if err := WriteText(&b, &Doc{Blocks: ExperimentFindingsBlocks(&explain.ExperimentFindings{Pareto: []*explain.VariantPareto{{Variant: "sb16MB", Runs: 12, Pareto: p}}})}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Pareto of sb16MB, its 12 runs together: the wait events that make 80 % of active samples (1 of 3)",
+		"Lock:relation", "missing (pg_stat_statements is not installed)"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
 	}
 }
