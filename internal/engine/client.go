@@ -94,7 +94,7 @@ type client struct {
 	scheduled int64  // µs
 	begin     int64  // µs
 	pid       uint32 // backend pid of the transaction's connection; 0 none
-	errCmd    int   // command of the last error
+	errCmd    int    // command of the last error
 	pipeline  bool
 	numSyncs  int
 

@@ -99,7 +99,7 @@ func TestSlowestAreTheTopN(t *testing.T) {
 func TestSlowestPerInterval(t *testing.T) {
 	s := NewSet(2, Layout{Scripts: 1, Slowest: 3})
 	for i := range 10 {
-		s.Recorder(i%2).Record(&Tx{Outcome: Committed, Tries: 1, Response: int64(1000 + i), Service: 900, Lag: int64(100 + i), End: int64(i), PID: 7})
+		s.Recorder(i % 2).Record(&Tx{Outcome: Committed, Tries: 1, Response: int64(1000 + i), Service: 900, Lag: int64(100 + i), End: int64(i), PID: 7})
 	}
 	iv := s.Tick(t0, t0.Add(time.Second))
 	got := []int64{}
