@@ -53,7 +53,7 @@ func TestRecorderWritesSlow(t *testing.T) {
 		time.Sleep(500 * ms)
 		for i, resp := range []int64{3000, 9000, 5000, 9000} { // the two 9 ms: the earlier end first
 			end := at(time.Duration(100+i) * ms)
-			set.Recorder(i%2).Record(&metrics.Tx{Outcome: metrics.Committed, Tries: 1, Response: resp, Service: resp - 1000, Lag: 1000, End: end, PID: uint32(40 + i%2)})
+			set.Recorder(i % 2).Record(&metrics.Tx{Outcome: metrics.Committed, Tries: 1, Response: resp, Service: resp - 1000, Lag: 1000, End: end, PID: uint32(40 + i%2)})
 		}
 		set.Recorder(0).Record(&metrics.Tx{Outcome: metrics.Skipped})
 		time.Sleep(1000 * ms) // the warm-up's tick at 1 s
