@@ -91,9 +91,10 @@ type client struct {
 	script    int
 	tries     uint32
 	es        estatus
-	scheduled int64 // µs
-	begin     int64 // µs
-	errCmd    int   // command of the last error
+	scheduled int64  // µs
+	begin     int64  // µs
+	pid       uint32 // backend pid of the transaction's connection; 0 none
+	errCmd    int    // command of the last error
 	pipeline  bool
 	numSyncs  int
 
@@ -217,11 +218,12 @@ func (c *client) cutUnfinished() {
 // nor of the transaction logs (OnTx).
 func (c *client) recordCut(o metrics.Outcome, w int64) {
 	tx := &c.tx
-	*tx = metrics.Tx{Script: c.script, Outcome: o, Response: w - c.scheduled}
+	*tx = metrics.Tx{Script: c.script, Outcome: o, Response: w - c.scheduled, End: w}
 	if o == metrics.Unfinished {
 		tx.Tries = c.tries
 		tx.Service = w - c.begin
 		tx.Lag = c.begin - c.scheduled
+		tx.PID = c.pid
 	} else {
 		tx.Lag = tx.Response
 	}
@@ -281,7 +283,14 @@ func (c *client) run() {
 					return
 				}
 				if cfg.Reconnect {
-					c.record(metrics.FailedConnection, 0)
+					// The slot failed at once (backing off) or after the
+					// dial: from now (and its intended start) to then,
+					// without a connection.
+					c.begin, c.pid = now, 0
+					if c.g.sched == nil {
+						c.scheduled = now
+					}
+					c.record(metrics.FailedConnection, e.now())
 					if cfg.Transactions > 0 && c.cnt >= cfg.Transactions {
 						return
 					}
@@ -301,7 +310,7 @@ func (c *client) run() {
 			}
 		}
 		saved := c.sc.Rand
-		c.begin = now
+		c.begin, c.pid = now, c.conn.pid
 		if c.g.sched == nil {
 			c.scheduled = now
 		}
@@ -349,7 +358,7 @@ func (c *client) run() {
 		switch st {
 		case stepAbort:
 			if (c.es == esConn || c.conn == nil || c.conn.broken) && cfg.Reconnect && !c.done() {
-				c.record(metrics.FailedConnection, 0)
+				c.record(metrics.FailedConnection, end)
 				c.closeConn()
 				if cfg.Transactions > 0 && c.cnt >= cfg.Transactions {
 					return
@@ -366,13 +375,13 @@ func (c *client) run() {
 		case esNone:
 			c.record(metrics.Committed, end)
 		case esSerialization:
-			c.record(metrics.FailedSerialization, 0)
+			c.record(metrics.FailedSerialization, end)
 		case esDeadlock:
-			c.record(metrics.FailedDeadlock, 0)
+			c.record(metrics.FailedDeadlock, end)
 		case esTimeout:
-			c.record(metrics.FailedTimeout, 0)
+			c.record(metrics.FailedTimeout, end)
 		default:
-			c.record(metrics.FailedOther, 0)
+			c.record(metrics.FailedOther, end)
 		}
 		switch c.conn.tx {
 		case 'I':
@@ -519,8 +528,9 @@ func (c *client) sleepUntil(t int64) bool {
 	}
 }
 
-// record accounts one transaction of the current script. end is its end
-// time for a committed transaction.
+// record accounts one transaction of the current script that ended at
+// engine time end (committed or failed; unused for a skipped or dropped
+// slot, which never started and has no times, pid or tries).
 func (c *client) record(o metrics.Outcome, end int64) {
 	e := c.e
 	// c.tx, not a local: OnTx is a func value, so a local would escape
@@ -528,12 +538,14 @@ func (c *client) record(o metrics.Outcome, end int64) {
 	tx := &c.tx
 	*tx = metrics.Tx{Script: c.script, Outcome: o, Tries: c.tries}
 	switch o {
-	case metrics.Committed:
+	case metrics.Skipped, metrics.Dropped:
+		tx.Tries = 0
+	default:
+		tx.End = end
 		tx.Response = end - c.scheduled
 		tx.Service = end - c.begin
 		tx.Lag = c.begin - c.scheduled
-	case metrics.Skipped, metrics.Dropped:
-		tx.Tries = 0
+		tx.PID = c.pid
 	}
 	c.rec.Record(tx)
 	c.cnt++

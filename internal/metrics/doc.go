@@ -14,8 +14,8 @@
 // 1,000 clients × 1 script would need > 1 GB. So a client does not own
 // histograms. Each Recorder keeps two growable slices of compact records:
 //
-//   - a transaction record (the Tx fields): 3×int64 + uint32 + uint16 + uint8
-//     = 32 bytes;
+//   - a transaction record (the Tx fields): 4×int64 + 2×uint32 + uint16 +
+//     uint8 = 48 bytes (43, padded);
 //   - a command event (completed with elapsed µs, or an error retried/failed):
 //     int64 + uint32 + uint16 + uint8 = 16 bytes.
 //
@@ -34,14 +34,27 @@
 //
 // Memory is therefore bounded by
 //
-//	clients × 2 × 1.5 × (records per client between drains or ticks) × 32 B
+//	clients × 2 × 1.5 × (records per client between drains or ticks) × 48 B
 //
-// for the records (e.g. 10,000 tx/s with 1 s ticks: 960 KB in total, however
-// many clients share them; 96 KB when drained every 100 ms, as the trial
+// for the records (e.g. 10,000 tx/s with 1 s ticks: 1.44 MB in total, however
+// many clients share them; 144 KB when drained every 100 ms, as the trial
 // package does), plus 3 × (scripts + 1) histograms per Interval that the
 // caller holds (~1.1 MB for one script), independent of run length —
 // provided Tick (or Drain) is called periodically: in between, the records
 // accumulate.
+//
+// # The slowest transactions
+//
+// With Layout.Slowest = N > 0, the replay (Tick or Drain, off the clients'
+// path) also keeps the N slowest transactions of the interval by response
+// time — committed, failed and cut ones, not skipped or dropped slots — in
+// a bounded heap whose root is the least slow kept: a record faster than
+// it costs one comparison, a slower one O(log N). Tick sorts them slowest
+// first into Interval.Slow (SlowTx: script, outcome, client, backend pid,
+// end, response, service, lag, tries), which a recycled Interval reuses:
+// at most N per interval, whatever the rate. Ties are broken by a total
+// order on the fields (compareSlow), so the selection does not depend on
+// how the records were split between drains.
 //
 // # Histograms
 //

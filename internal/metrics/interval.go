@@ -173,6 +173,12 @@ type Interval struct {
 	Scripts    []Hists          // per script
 	Total      Hists            // all scripts merged
 	Commands   [][]CommandStats // [script][command]; nil when Layout.Commands is nil
+	// Slow is, in an Interval from Tick, the Layout.Slowest slowest
+	// transactions recorded in it (by response time; committed, failed and
+	// cut ones), slowest first (see SlowTx for the order of ties); empty
+	// when Layout.Slowest is 0. Merge does not combine it: a merged phase
+	// keeps its own.
+	Slow []SlowTx
 }
 
 // NewInterval returns an empty Interval for the layout (zero times), for
@@ -196,6 +202,7 @@ func (iv *Interval) reset(start, end time.Time) {
 	for _, cs := range iv.Commands {
 		clear(cs)
 	}
+	iv.Slow = iv.Slow[:0]
 }
 
 // reset empties h, keeping its histograms.

@@ -13,6 +13,10 @@ type Layout struct {
 	Scripts      int   // number of scripts (≥ 1)
 	Commands     []int // number of commands of each script, for per-command stats (-r); nil = none
 	LatencyLimit int64 // µs; 0 = none (drives Stats.Late)
+	// Slowest is how many of each interval's slowest transactions (by
+	// response time; committed, failed and cut ones, not skipped or
+	// dropped) Tick keeps in Interval.Slow; 0 = none (and no cost).
+	Slowest int
 }
 
 // maxScripts bounds Layout.Scripts so a script index fits the records' uint16
@@ -33,6 +37,9 @@ func (l Layout) check() error {
 	}
 	if l.LatencyLimit < 0 {
 		return fmt.Errorf("Layout.LatencyLimit = %d µs", l.LatencyLimit)
+	}
+	if l.Slowest < 0 {
+		return fmt.Errorf("Layout.Slowest = %d", l.Slowest)
 	}
 	return nil
 }
@@ -75,10 +82,12 @@ func (s *Set) Layout() Layout {
 // is for one goroutine at a time; Tick may run concurrently with it.
 func (s *Set) Recorder(client int) *Recorder { return s.recorders[client] }
 
-// txRecord is a Tx in 32 bytes.
+// txRecord is a Tx in 48 bytes.
 type txRecord struct {
 	response, service, lag int64 // µs
+	end                    int64 // µs, engine clock
 	tries                  uint32
+	pid                    uint32
 	script                 uint16
 	outcome                Outcome
 }
@@ -133,7 +142,9 @@ func (r *Recorder) Record(tx *Tx) {
 		response: tx.Response,
 		service:  tx.Service,
 		lag:      tx.Lag,
+		end:      tx.End,
 		tries:    tx.Tries,
+		pid:      tx.PID,
 		script:   uint16(tx.Script),
 		outcome:  tx.Outcome,
 	}
@@ -203,6 +214,7 @@ func (s *Set) Tick(start, end time.Time) *Interval {
 	for i := range iv.Scripts {
 		iv.Total.Merge(&iv.Scripts[i])
 	}
+	sortSlow(iv.Slow) // from heap order to slowest first
 	return iv
 }
 
@@ -230,12 +242,14 @@ func (s *Set) replay() *Interval {
 				iv.Scripts[i] = NewHists()
 			}
 			iv.Commands = newCommandStats(s.layout.Commands)
+			iv.Slow = make([]SlowTx, 0, s.layout.Slowest)
 		}
 		s.pending = iv
 	}
 
-	limit := s.layout.LatencyLimit
-	for _, r := range s.recorders {
+	limit, slowest := s.layout.LatencyLimit, s.layout.Slowest
+	slow := (*slowHeap)(&iv.Slow)
+	for client, r := range s.recorders {
 		txs, cmds := r.swap()
 		for i := range txs {
 			rec := &txs[i]
@@ -248,6 +262,12 @@ func (s *Set) replay() *Interval {
 				Lag:      rec.lag,
 			}
 			iv.Scripts[tx.Script].add(&tx, limit)
+			// The slowest: a full heap rejects at once what is faster than
+			// its least slow one.
+			if slowest > 0 && slowCandidate(rec.outcome) && (len(*slow) < slowest || rec.response >= (*slow)[0].Response) {
+				slow.offer(slowest, &SlowTx{Script: tx.Script, Outcome: rec.outcome, Client: client, PID: rec.pid,
+					End: rec.end, Response: rec.response, Service: rec.service, Lag: rec.lag, Tries: rec.tries})
+			}
 		}
 		for i := range cmds {
 			rec := &cmds[i]

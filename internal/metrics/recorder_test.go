@@ -17,8 +17,8 @@ var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 func TestRecordSizes(t *testing.T) {
 	// The package comment promises these sizes; memory per client is
 	// proportional to them.
-	if got := unsafe.Sizeof(txRecord{}); got != 32 {
-		t.Errorf("txRecord is %d bytes, want 32", got)
+	if got := unsafe.Sizeof(txRecord{}); got != 48 {
+		t.Errorf("txRecord is %d bytes, want 48", got)
 	}
 	if got := unsafe.Sizeof(cmdRecord{}); got != 16 {
 		t.Errorf("cmdRecord is %d bytes, want 16", got)

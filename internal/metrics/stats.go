@@ -70,10 +70,13 @@ func (o Outcome) Cut() bool { return o == Unstarted || o == Unfinished }
 //	Lag      = actual start − intended start (queueing in the load generator)
 //
 // so Response = Service + Lag; in the closed model intended = actual start and
-// Lag = 0. Failed, skipped and dropped transactions carry no latency (pgbench
-// records none for them); their times are 0. Unstarted and Unfinished ones
-// carry the lower bounds their outcomes describe, with "end" the end of the
-// measured window.
+// Lag = 0. A failed transaction carries the same times, from its intended
+// and actual start (of the first try) to its failure, but pgbench records
+// no latency for it, and neither do Stats, the histograms or the
+// transaction logs: they use a failed transaction's times only in
+// Interval.Slow. Skipped and dropped slots carry none; their times are 0.
+// Unstarted and Unfinished ones carry the lower bounds their outcomes
+// describe, with "end" the end of the measured window.
 type Tx struct {
 	Script   int
 	Outcome  Outcome
@@ -81,6 +84,16 @@ type Tx struct {
 	Response int64
 	Service  int64
 	Lag      int64
+	// End is when the transaction ended, µs on the engine's clock (from
+	// engine.Result.Start), the clock of the other times: its intended
+	// start is End − Response, its actual start End − Service. It is the
+	// window's end for a cut transaction, 0 for skipped and dropped slots.
+	End int64
+	// PID is the backend pid of the client's connection that ran it (from
+	// the connection's BackendKeyData); 0 when unknown: a slot that never
+	// started (skipped, dropped, unstarted) or a connection that could not
+	// be made.
+	PID uint32
 }
 
 // Summary is pgbench's SimpleStats of a series of µs values: count, Σx, Σx²,

@@ -45,6 +45,7 @@ type Recorder struct {
 	ended          time.Time // end of the run (Stop)
 	all            metrics.Stats
 	seen           [metrics.NumOutcomes]bool
+	slow           *slowWriter // slow.csv; nil without a Dir or metrics.Layout.Slowest
 
 	stopCh chan struct{}
 	done   chan struct{}
@@ -122,6 +123,7 @@ func (r *Recorder) Start(start, bench time.Time) {
 	}
 	r.event(results.Event{Time: bench, Kind: results.EventPhase, Phase: first,
 		Message: phaseMessage(first, r.cfg.Warmup)})
+	r.openSlow()
 	if r.cfg.OnPhase != nil {
 		r.cfg.OnPhase(first, bench)
 	}
@@ -133,6 +135,25 @@ func phaseMessage(phase string, warmup time.Duration) string {
 		return fmt.Sprintf("warm-up started (%v, excluded from the summary)", warmup)
 	}
 	return "measured phase started"
+}
+
+// openSlow creates slow.csv when the set keeps the slowest transactions and
+// there is a run directory, once the clock has its zero (the phase event):
+// a run that never started has none.
+func (r *Recorder) openSlow() {
+	if r.cfg.Dir == nil || r.cfg.Set.Layout().Slowest <= 0 {
+		return
+	}
+	zero, ok := r.cfg.Dir.Clock().Zero()
+	if !ok {
+		zero = r.bench
+	}
+	w, err := newSlowWriter(r.cfg.Dir.Path(), zero, r.start, r.cfg.ScriptNames)
+	if err != nil {
+		r.noteWriteError(err)
+		return
+	}
+	r.slow = w
 }
 
 // drainsPerInterval: see loop.
@@ -215,6 +236,11 @@ func (r *Recorder) tick(sched, now time.Time, final bool) {
 	if r.cfg.Dir != nil {
 		if err := r.cfg.Dir.WriteInterval(phase, iv, r.cfg.ScriptNames); err != nil {
 			r.noteWriteError(err)
+		}
+		if r.slow != nil {
+			if err := r.slow.write(iv); err != nil {
+				r.noteWriteError(err)
+			}
 		}
 	}
 	if phase == results.PhaseWarmup {
@@ -339,6 +365,11 @@ func (r *Recorder) Stop(end time.Time) (*metrics.Interval, error) {
 		<-r.done
 		r.tick(end, end, true)
 		r.ended = r.last
+		if r.slow != nil {
+			if err := r.slow.close(); err != nil {
+				r.noteWriteError(err)
+			}
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -79,6 +79,10 @@ type Config struct {
 	// none: no run.json, intervals, events, collectors or checklist (the
 	// pgbench front end without --run-dir).
 	Dir string
+	// SlowPerInterval is how many of each interval's slowest transactions
+	// slow.csv keeps (needs Dir): 0 is results.SlowPerInterval, a negative
+	// count none.
+	SlowPerInterval int
 	// Explain is the findings' settings (explain.Config); nil: the
 	// defaults. The findings are computed into run.json at the end of a run
 	// with a Dir.
@@ -325,7 +329,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		defer func() { collector.Stop(endCtx, time.Now()) }()
 	}
 
-	layout := metrics.Layout{Scripts: len(programs), LatencyLimit: int64(c.LatencyLimit / time.Microsecond)}
+	layout := metrics.Layout{Scripts: len(programs), LatencyLimit: int64(c.LatencyLimit / time.Microsecond), Slowest: c.slowest()}
 	if c.PerCommand {
 		layout.Commands = ncmds
 	}
