@@ -88,7 +88,8 @@ func x(run *results.Run, t time.Time) float64 { return t.Sub(run.BenchStart).Sec
 // (run.json's findings) include one near the lock's start matched to it
 // and one near its end matched to its end; other changes a loaded machine
 // makes are tolerated, but reported as unexplained or matched to
-// something else, never dropped.
+// something else, never dropped. The same run's tail explanation
+// attributes most transactions above p99 to the lock.
 func TestFindingsLockRun(t *testing.T) {
 	url, _ := pgbenchdb.Scale1(t)
 	pgtest.Measure(t)
@@ -169,8 +170,48 @@ injections: [{at: 10s, kind: lock, table: pgbench_branches, duration: 3s}]
 			t.Errorf("the text does not name the lock's start and end:\n%s", text)
 		}
 	})
-	// More assertion blocks on the same run go here (t.Run), reading
-	// fr.Dir and run.Findings.
+	// The tail (issue 17's acceptance): most of the transactions above
+	// p99 are attributed to Lock waits (their backends', or those of the
+	// connection they queued behind) during the injected lock.
+	t.Run("tail", func(t *testing.T) {
+		act, err := results.ReadActivity(fr.Dir)
+		if err != nil {
+			t.Fatalf("activity.csv: %v", err)
+		}
+		pids := map[uint32]bool{}
+		for _, r := range act {
+			if r.Type == "Lock" && r.Relation == "pgbench_branches" {
+				pids[r.PID] = true
+			}
+		}
+		if len(pids) < 2 {
+			t.Errorf("%d client backends seen waiting on pgbench_branches' lock in activity.csv, want most of the 4", len(pids))
+		}
+		if run.Findings == nil || run.Findings.Tail == nil {
+			var w []string
+			if run.Findings != nil {
+				w = run.Findings.Warnings
+			}
+			t.Fatalf("no tail finding: warnings %q", w)
+		}
+		tl := run.Findings.Tail
+		lock := 0
+		for _, g := range tl.Groups {
+			t.Logf("%d %s (%s) [%s] during %q", g.Count, g.Wait, g.Relation, g.Part, g.Occurrence)
+			if strings.HasPrefix(g.Wait, "Lock:") && strings.HasPrefix(g.Occurrence, "injected lock on pgbench_branches") {
+				lock += g.Count
+			}
+		}
+		if tl.Kept == 0 || 2*lock <= tl.Kept {
+			t.Errorf("%d of %d transactions above p99 attributed to Lock waits during the injected lock, want most", lock, tl.Kept)
+		}
+		if !tl.Open || tl.LagMs <= 0 {
+			t.Errorf("an open run's tail without lag: %+v", tl)
+		}
+		if !strings.Contains(text, "transactions above p99") {
+			t.Errorf("the text does not give the tail:\n%s", text)
+		}
+	})
 }
 
 // TestFindingsCheckpointRun: a 16 s open-model run of updates at 200/s to
