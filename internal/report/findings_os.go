@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strconv"
@@ -119,23 +120,16 @@ func waitLabel(typ, event string) string {
 // corrCell is a correlation's r, or why it has none.
 func corrCell(c stats.CorrResult) Cell {
 	if !c.OK {
-		return Absent(cmpOr(c.Reason, "no correlation"))
+		return Absent(cmp.Or(c.Reason, "no correlation"))
 	}
 	return Text(signed(c.R))
 }
 
 func pCell(c stats.CorrResult) Cell {
 	if !c.OK {
-		return Absent(cmpOr(c.Reason, "no correlation"))
+		return Absent(cmp.Or(c.Reason, "no correlation"))
 	}
 	return Text(pValue(c.P))
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // signed is r with two decimals and its sign.
@@ -256,35 +250,35 @@ func levelAssociationsBlocks(a *explain.LevelAssociations) []Block {
 
 func partialCell(p explain.PartialCorr) Cell {
 	if !p.OK {
-		return Absent(cmpOr(p.Reason, "no correlation"))
+		return Absent(cmp.Or(p.Reason, "no correlation"))
 	}
 	return Text(signed(p.R))
 }
 
 func partialP(p explain.PartialCorr) Cell {
 	if !p.OK {
-		return Absent(cmpOr(p.Reason, "no correlation"))
+		return Absent(cmp.Or(p.Reason, "no correlation"))
 	}
 	return Text(pValue(p.P))
 }
 
 func partialRP(p explain.PartialCorr) Cell {
 	if !p.OK {
-		return Absent(cmpOr(p.Reason, "no correlation"))
+		return Absent(cmp.Or(p.Reason, "no correlation"))
 	}
 	return Text(signed(p.R) + " (" + pValue(p.P) + ")")
 }
 
 func corrPCell(c stats.CorrResult) Cell {
 	if !c.OK {
-		return Absent(cmpOr(c.Reason, "no correlation"))
+		return Absent(cmp.Or(c.Reason, "no correlation"))
 	}
 	return Text(signed(c.R) + " (" + pValue(c.P) + ")")
 }
 
 func withinCell(c stats.CorrResult) Cell {
 	if !c.OK {
-		return Absent(cmpOr(c.Reason, "no correlation"))
+		return Absent(cmp.Or(c.Reason, "no correlation"))
 	}
 	return Text(signed(c.R) + " (" + pValue(c.P) + ", " + format.Sig3(c.NEff) + ")")
 }
@@ -309,7 +303,7 @@ func runAlarmsBlocks(a []*explain.RunAlarms) []Block {
 		row := []Cell{Text(ra.Variant), Text(format.Sig3(ra.Level)), Text(strconv.Itoa(ra.Runs))}
 		for _, it := range ra.Items {
 			if it.Missing != "" || it.Runs == 0 {
-				row = append(row, Absent(cmpOr(it.Missing, "not measured")))
+				row = append(row, Absent(cmp.Or(it.Missing, "not measured")))
 				continue
 			}
 			cell := format.Pct(it.Median)
