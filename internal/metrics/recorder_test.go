@@ -225,17 +225,21 @@ func TestTickConcurrent(t *testing.T) {
 	ticks := 0
 	var tickWG sync.WaitGroup
 	tickWG.Go(func() {
+		// At least one tick from t0 however the goroutines are scheduled
+		// (on a loaded machine the clients could all finish before this
+		// goroutine first ran: 0 ticks, and the merged interval would not
+		// start at t0).
 		at := t0
 		for {
+			iv := s.Tick(at, at.Add(time.Millisecond))
+			at = at.Add(time.Millisecond)
+			got.Merge(iv)
+			ticks++
 			select {
 			case <-done:
 				return
 			default:
 			}
-			iv := s.Tick(at, at.Add(time.Millisecond))
-			at = at.Add(time.Millisecond)
-			got.Merge(iv)
-			ticks++
 		}
 	})
 	wg.Wait()
