@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
@@ -140,7 +141,7 @@ func levelAssociations(in *ExperimentInput) (*LevelAssociations, []string) {
 		pts = append(pts, p)
 	}
 	if len(pts) < 4 {
-		return nil, append(warn, fmt.Sprintf("associations across runs: missing (%d runs with waits; at least 4 are needed)", len(pts)))
+		return nil, append(warn, fmt.Sprintf("associations across runs: missing (%d %s with waits; at least 4 are needed)", len(pts), format.Plural(len(pts), "run", "runs")))
 	}
 	speedName := "calls/s"
 	if !callsAll {

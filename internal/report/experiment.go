@@ -44,6 +44,7 @@ func Experiment(rec *experiment.Record, dir string) *Doc {
 		d.Add(rampTable(rec.Ramp))
 	}
 	d.Add(ExperimentFindingsBlocks(rec.Findings)...)
+	d.Add(experimentRunFindingsBlocks(rec, dir)...)
 	if rec.Search != nil {
 		d.Add(CapacityBlocks(rec.Search)...)
 	}

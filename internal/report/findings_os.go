@@ -169,7 +169,7 @@ func paretoBlocks(p *results.Pareto) []Block { return paretoBlocksOf(p, "") }
 func variantParetoBlocks(ps []*explain.VariantPareto) []Block {
 	var out []Block
 	for _, vp := range ps {
-		out = append(out, paretoBlocksOf(vp.Pareto, fmt.Sprintf("%s, its %d runs together", vp.Variant, vp.Runs))...)
+		out = append(out, paretoBlocksOf(vp.Pareto, fmt.Sprintf("%s, its %d %s together", vp.Variant, vp.Runs, format.Plural(vp.Runs, "run", "runs")))...)
 	}
 	return out
 }
