@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -127,7 +128,11 @@ func rampVariantTable(r *explain.Ramp, v, unit string) *Table {
 		}
 		row = append(row, statCell(c.Figure(explain.FigDiskUtil), format.Sig3, false), statCell(c.Figure(explain.FigDiskAwait), format.Ms, false))
 		t.Rows = append(t.Rows, row)
-		t.Notes = append(t.Notes, fmt.Sprintf("%s %s: runs %s", format.Sig3(c.Level), unit, strings.Join(c.Runs, ", ")))
+		note := fmt.Sprintf("%s %s: runs %s", format.Sig3(c.Level), unit, strings.Join(c.Runs, ", "))
+		if ev := topEvents(c, 3); ev != "" {
+			note += "; top wait events " + ev
+		}
+		t.Notes = append(t.Notes, note)
 	}
 	return t
 }
@@ -156,6 +161,42 @@ func topWaitsCell(c *explain.RampCell) Cell {
 		return Absent(missing)
 	}
 	return Text(strings.Join(parts, ", "))
+}
+
+// topEvents is the cell's n largest wait events by share of active time
+// with their average active sessions: "IO:WALSync 50.6 % (0.42
+// sessions), …"; "" when it has none.
+func topEvents(c *explain.RampCell, n int) string {
+	type ev struct {
+		name            string
+		share, sessions float64
+	}
+	var evs []ev
+	for i := range c.Figures {
+		s := &c.Figures[i]
+		name, ok := strings.CutPrefix(s.Name, "event ")
+		if !ok || s.N == 0 || s.Median <= 0 {
+			continue
+		}
+		if e, ok := strings.CutSuffix(name, " %"); ok {
+			evs = append(evs, ev{name: e, share: s.Median, sessions: math.NaN()})
+		}
+	}
+	for i := range evs {
+		if f := c.Figure("event " + evs[i].name + " sessions"); f != nil && f.N > 0 {
+			evs[i].sessions = f.Median
+		}
+	}
+	slices.SortStableFunc(evs, func(a, b ev) int { return cmp.Compare(b.share, a.share) })
+	var parts []string
+	for _, e := range evs[:min(n, len(evs))] {
+		p := e.name + " " + format.Sig3(e.share) + " %"
+		if !math.IsNaN(e.sessions) {
+			p += " (" + format.Sig3(e.sessions) + " sessions)"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // rampTopStatements are a variant's top statements at its highest level,

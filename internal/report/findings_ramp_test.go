@@ -54,7 +54,7 @@ func TestRampFindingsText(t *testing.T) {
 	wantAll(t, "the ramp findings", out,
 		"ramp findings: base per level", "ramp findings: more per level",
 		"calls/s", "rows/s", "top waits", "CPU ", "us %", "wa %", "free MiB", "disk util %",
-		"runs base-c2-r1, base-c2-r2, base-c2-r3",
+		"runs base-c2-r1, base-c2-r2, base-c2-r3; top wait events ", "sessions)",
 		"top statements by time and by shared blocks", "UPDATE pgbench_accounts",
 		"trends over the ramp", "R²", "an association of the figure with the load",
 		"knee: the knee is the first level", "no knee in the levels measured",
