@@ -187,8 +187,16 @@ func runInjection(ctx context.Context, cfg *pgx.ConnConfig, in Injection, res *I
 		fail("%v", err)
 		return
 	}
+	// The session is opened before the injection's time; a cancellation
+	// that cuts the connecting short is still one before its time (on a
+	// loaded machine connecting can take longer than the wait).
+	early := func() bool { return ctx.Err() != nil && time.Now().Before(res.Planned) }
 	conn, err := connect(ctx, cfg)
 	if err != nil {
+		if early() {
+			fail("cancelled before its time (%v)", context.Cause(ctx))
+			return
+		}
 		fail("%v", err)
 		return
 	}
@@ -196,6 +204,10 @@ func runInjection(ctx context.Context, cfg *pgx.ConnConfig, in Injection, res *I
 	// idle_session_timeout (PostgreSQL 14+) could end the session while it waits for
 	// its time; it cannot go into the startup parameters, which older servers reject.
 	if _, err := conn.Exec(ctx, `SELECT set_config(name, '0', false) FROM pg_settings WHERE name = 'idle_session_timeout'`); err != nil {
+		if early() {
+			fail("cancelled before its time (%v)", context.Cause(ctx))
+			return
+		}
 		fail("turn off idle_session_timeout: %s", serverMessage(err))
 		return
 	}

@@ -190,6 +190,15 @@ func TestCancelBeforeItsTime(t *testing.T) {
 	if !strings.Contains(r.Err, "cancelled before its time") || !r.Start.IsZero() {
 		t.Errorf("result %+v, want cancelled before its time, never started", r)
 	}
+	// Cancelled at once, while its session is still connecting (what a
+	// loaded machine did to the wait above in CI): the same.
+	ctx, cancel = context.WithCancel(context.Background())
+	s = Schedule(ctx, url, time.Now(), []Injection{{Kind: InjectCheckpoint, At: time.Hour}})
+	cancel()
+	r = waitScheduled(t, s, 5*time.Second)[0]
+	if !strings.Contains(r.Err, "cancelled before its time") || !r.Start.IsZero() {
+		t.Errorf("cancelled while connecting: result %+v, want cancelled before its time, never started", r)
+	}
 }
 
 func TestCheckpointInjection(t *testing.T) {
