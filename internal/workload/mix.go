@@ -1,0 +1,43 @@
+package workload
+
+// A Mix is a built-in workload of several scripts run together, each chosen
+// by its weight as pgbench chooses among -b/-f scripts (`pgtrial run -b
+// tpcc`, experiment `workload: {builtin: tpcc}`): TPC-C-like's five
+// transactions, YCSB's workloads A–F. Mixes are pgtrial's, not pgbench's:
+// `pgtrial pgbench -b` knows only BuiltinScripts.
+type Mix struct {
+	Name    string // what -b takes, exactly ("tpcc", "tpcc-spec", "ycsb-a")
+	Desc    string // one line for help and reports
+	Scripts []MixScript
+	// Probe is one SQL query run on the target before the run, returning
+	// one row; each column becomes a variable of every client, as pgbench
+	// reads :scale from pgbench_branches (e.g. warehouses, records). ""
+	// for none. A -D of the same name wins.
+	Probe string
+}
+
+// MixScript is one transaction type of a Mix.
+type MixScript struct {
+	Name   string // the transaction type ("new-order", "read"), unique in its Mix
+	Desc   string // "transaction type:" in reports
+	Script string // pgbench-language text, with pgtrial's extensions where needed
+	Weight int    // pgbench's @weight: the share of transactions is Weight/ΣWeight
+}
+
+// Mixes are the built-in mixes, in the order help lists them.
+func Mixes() []Mix {
+	var ms []Mix
+	ms = append(ms, tpccMixes()...)
+	ms = append(ms, ycsbMixes()...)
+	return ms
+}
+
+// FindMix returns the mix named exactly name.
+func FindMix(name string) (Mix, bool) {
+	for _, m := range Mixes() {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Mix{}, false
+}
