@@ -87,6 +87,14 @@ type Run struct {
 	// computed at the end of the run from its directory; nil in runs
 	// written before them.
 	Findings *Findings `json:"findings,omitempty"`
+
+	// Tallies are the counts of the scripts' \tally commands (tally.go).
+	Tallies []Tally `json:"tallies,omitempty"`
+	// TPCC is a TPC-C-like run's figures and consistency checks (tpcc.go).
+	TPCC *TPCC `json:"tpcc,omitempty"`
+	// Scenarios are the run's concurrent scenarios, each with its own load
+	// and summary (scenarios.go); empty for a run of one load.
+	Scenarios []Scenario `json:"scenarios,omitempty"`
 }
 
 // Tool is the program that measured.
