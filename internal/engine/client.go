@@ -465,11 +465,11 @@ func (c *client) throttle() bool {
 	cfg := e.cfg
 	for {
 		c.scheduled = c.g.sched.next()
-		if e.limit > 0 || cfg.Overload == Drop {
+		if e.limit > 0 || c.g.overload == Drop {
 			now := e.now()
-			late := (e.limit > 0 && c.scheduled < now-e.limit) || (cfg.Overload == Drop && c.scheduled < now)
+			late := (e.limit > 0 && c.scheduled < now-e.limit) || (c.g.overload == Drop && c.scheduled < now)
 			if late {
-				if cfg.Overload == Drop {
+				if c.g.overload == Drop {
 					c.record(metrics.Dropped, 0)
 				} else {
 					c.record(metrics.Skipped, 0)

@@ -98,6 +98,9 @@ type Config struct {
 	Rate         float64       // total intended transactions per second; 0 = closed model
 	Arrival      Arrival
 	Overload     Overload
+	// Scenarios, if any, replace Weights, Rate, Arrival and Overload: the
+	// run's clients and groups are theirs (scenario.go).
+	Scenarios []Scenario
 
 	ContinueOnError bool // other SQL errors fail the transaction instead of aborting the client
 	ExitOnAbort     bool // the first aborted client stops the run
@@ -229,6 +232,10 @@ type group struct {
 	choose prng.State
 	first  *client // records the group's unstarted slots after the run
 	n      int     // clients in the group
+	// overload is the run's policy, or the group's scenario's; scen is
+	// that scenario (nil without Config.Scenarios).
+	overload Overload
+	scen     *scenarioOf
 }
 
 type engine struct {
@@ -295,6 +302,9 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	if len(cfg.Streams.Clients) < cfg.Clients || len(cfg.Streams.Threads) < cfg.Groups {
 		return nil, errors.New("engine: random streams missing for some clients or groups")
 	}
+	if err := validateScenarios(cfg); err != nil {
+		return nil, err
+	}
 	e := &engine{cfg: cfg, epoch: time.Now(), abortG: -1, stopCh: make(chan struct{}), grouped: groupLoops && !cfg.NetPoller,
 		finished: make(chan struct{}), hard: make(chan struct{})}
 	e.limit = int64(cfg.LatencyLimit / time.Microsecond)
@@ -311,11 +321,17 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 
 	groups := make([]*group, cfg.Groups)
 	for g := range groups {
-		groups[g] = &group{id: g, choose: cfg.Streams.Threads[g].Choose}
+		groups[g] = &group{id: g, choose: cfg.Streams.Threads[g].Choose, overload: cfg.Overload}
 	}
+	groupOf := e.setScenarios(groups) // nil without scenarios
 	e.clients = make([]*client, cfg.Clients)
 	for i := range e.clients {
-		g := groups[GroupOf(i, cfg.Clients, cfg.Groups)]
+		var g *group
+		if groupOf != nil {
+			g = groups[groupOf[i]]
+		} else {
+			g = groups[GroupOf(i, cfg.Clients, cfg.Groups)]
+		}
 		c, err := newClient(e, i, g)
 		if err != nil {
 			return nil, err
@@ -386,7 +402,9 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		e.endTime += bench
 		e.windowEnd.CompareAndSwap(0, e.endTime)
 	}
-	if cfg.Rate > 0 {
+	if len(cfg.Scenarios) > 0 {
+		e.scheduleScenarios(groups, bench)
+	} else if cfg.Rate > 0 {
 		// pgbench: throttle_delay = 1e6 / rate · nthreads, per thread.
 		delay := 1e6 / cfg.Rate * float64(cfg.Groups)
 		for g, gr := range groups {
@@ -583,6 +601,9 @@ func (e *engine) drainUnstarted(groups []*group, w int64) {
 // stream, w = getrand(0, total_weight − 1), then the first script whose
 // cumulative weight exceeds w.
 func (e *engine) chooseScript(g *group) int {
+	if g.scen != nil {
+		return e.chooseScenarioScript(g)
+	}
 	n := len(e.cfg.Program.Scripts)
 	if n == 1 {
 		return 0
