@@ -51,6 +51,7 @@ type runOptions struct {
 	continueOnError bool
 	collect         collectOptions
 	explain         explainFlag
+	scenarios       []string // --scenario 'NAME: OPTIONS' (scenario.go)
 }
 
 // scriptSpec is one -b NAME[@W] or -f FILE[@W].
@@ -187,7 +188,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run [flags] [URL]",
 		Short: "Run one measured workload (open or closed model) and write a run directory",
-		Long:  runLong,
+		Long:  runLong + "\n\n" + scenarioHelp,
 		Example: `  pgtrial init -s 10
   pgtrial run --rate 500 -c 8 -T 5m
   pgtrial run postgres://bench@db1/bench -b select-only --rate 2000 -c 32 -j 4 --warmup 1m
@@ -223,6 +224,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.IntVar(&o.maxTries, "max-tries", o.maxTries, "tries of a transaction that fails with a serialization failure or deadlock (0: unlimited; needs -T or -L)")
 	f.BoolVar(&o.continueOnError, "continue-on-error", false, "count other SQL errors as failed transactions (class \"other\") instead of aborting the client")
 	f.StringArrayVarP(&o.defines, "define", "D", nil, "script variable NAME=VALUE; repeatable")
+	f.StringArrayVar(&o.scenarios, "scenario", nil, "concurrent scenario 'NAME: OPTIONS' (-b, -f, -c, -j, --rate or --closed, --arrival, --overload); repeatable")
 	f.StringVar(&o.seed, "random-seed", "", `seed of the random streams: an unsigned integer, "time" or "rand" (default: time); recorded in events.jsonl`)
 	f.BoolVarP(&o.perCommand, "report-per-command", "r", false, "also report per-command latency, failures and retries")
 	f.BoolVar(&o.txlog, "txlog", false, "also log every transaction in pgbench's -l format, in the run directory's txlog/")
@@ -330,6 +332,8 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	if !o.closed {
 		tc.Rate = o.rate
 	}
+	tc.Scenarios = plan.scenarios
+	tc.ScenarioTotals()
 	if !o.quiet {
 		tc.OnInterval = func(t *trial.Tick) { out.status(statusLine(t, o.rate)) }
 		out.println(describeStart(plan, o, tgt))
@@ -355,7 +359,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	if o.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(jsonSummary{Summary: summary, Evidence: run.Evidence, Checks: run.Checks, RunDir: dirPath}); err != nil {
+		if err := enc.Encode(jsonSummary{Summary: summary, Scenarios: run.Scenarios, Evidence: run.Evidence, Checks: run.Checks, RunDir: dirPath}); err != nil {
 			return err
 		}
 	} else {
@@ -397,9 +401,10 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 // jsonSummary is --json's output.
 type jsonSummary struct {
 	results.Summary
-	Evidence *results.Evidence `json:"evidence,omitempty"`
-	Checks   []results.Check   `json:"checks,omitempty"`
-	RunDir   string            `json:"run_dir"`
+	Scenarios []results.Scenario `json:"scenarios,omitempty"` // --scenario's, each with its summary
+	Evidence  *results.Evidence  `json:"evidence,omitempty"`
+	Checks    []results.Check    `json:"checks,omitempty"`
+	RunDir    string             `json:"run_dir"`
 }
 
 // resolveRunTarget returns the connection string of the target

@@ -54,6 +54,9 @@ func hostPortDB(t results.Target) string {
 
 // modeLine describes the load model in one line.
 func modeLine(o *runOptions, p *runPlan) string {
+	if len(p.scenarios) > 0 {
+		return scenarioModeLine(o, p) // scenario.go
+	}
 	threads := format.Plural(p.threads, "thread", "threads")
 	clients := format.Plural(o.clients, "client", "clients")
 	var b strings.Builder

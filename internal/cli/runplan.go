@@ -28,6 +28,10 @@ type runPlan struct {
 	threads      int
 	warnings     []string
 	needsPgbench bool
+	// --scenario (scenario.go)
+	scenarios       []trial.Scenario
+	scenarioScripts []trial.Script
+	scenarioThreads int
 }
 
 // planRun checks the options without connecting: everything a user can get
@@ -36,6 +40,11 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 	p := &runPlan{}
 	if err := o.collect.check(); err != nil {
 		return nil, err
+	}
+	if len(o.scenarios) > 0 {
+		if err := planScenarios(o, changed, p); err != nil {
+			return nil, err
+		}
 	}
 	switch {
 	case changed("rate") && o.closed:
@@ -138,6 +147,7 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 		total += int64(rs.Weight)
 		p.scripts = append(p.scripts, rs)
 	}
+	p.useScenarios()
 	if len(p.scripts) > engine.MaxScripts {
 		return nil, fmt.Errorf("at most %d scripts are allowed", engine.MaxScripts)
 	}

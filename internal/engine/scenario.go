@@ -39,6 +39,9 @@ type scenarioOf struct {
 // validateScenarios checks cfg.Scenarios against the run: every scenario
 // has clients, groups and a script, and the sums are the run's.
 func validateScenarios(cfg *Config) error {
+	if len(cfg.Scenarios) == 0 {
+		return nil
+	}
 	clients, groups := 0, 0
 	for i := range cfg.Scenarios {
 		s := &cfg.Scenarios[i]

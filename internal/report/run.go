@@ -88,6 +88,7 @@ func Run(v *RunView) *Doc {
 	if len(s.Scripts) == 1 && len(s.Scripts[0].Commands) > 0 {
 		d.Add(commandTable(s.Scripts[0].Commands, v.script(0).Commands))
 	}
+	d.Add(ScenarioBlocks(run.Scenarios, v.Summary, v.LatencyLimit, "")...) // scenarios.go
 
 	if v.Closed {
 		d.Add(&Lines{Lines: []string{

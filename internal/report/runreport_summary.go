@@ -191,6 +191,7 @@ func (r *runReport) summary() []Block {
 		}
 		blocks = append(blocks, t)
 	}
+	blocks = append(blocks, ScenarioBlocks(r.run.Scenarios, r.run.Summary, v.LatencyLimit, "summary, ")...) // scenarios.go
 	var lines []string
 	if v.Closed {
 		lines = append(lines, "closed model: achieved "+format.Rate(s.AchievedRate)+" tx/s; its latency understates what users see (a stall lowers the load instead of showing as latency).")

@@ -47,6 +47,9 @@ type Config struct {
 	Scripts  []Script
 	Workload string // WorkloadName(Scripts) unless set
 	Mode     script.Mode
+	// Scenarios, if any, are concurrent scenarios over Scripts
+	// (scenario.go); set the totals with ScenarioTotals.
+	Scenarios []Scenario
 
 	Clients      int
 	Threads      int     // ≥ 1
@@ -247,6 +250,9 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	if len(c.Scripts) == 0 || c.Clients < 1 || c.Threads < 1 || c.Interval <= 0 {
 		return nil, errors.New("trial: incomplete config (scripts, clients, threads and interval are required)")
 	}
+	if err := c.checkScenarios(); err != nil {
+		return nil, err
+	}
 	if c.Dir == "" && c.TxLog {
 		return nil, errors.New("trial: --txlog writes into the run directory, and there is none")
 	}
@@ -293,6 +299,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		Workload:    wl,
 		Model:       model,
 		Warnings:    append([]string(nil), c.Warnings...),
+		Scenarios:   c.resultScenarios(nil, nil),
 	}
 	// The run directory (none without Dir: dir stays nil, and everything
 	// below that writes it is skipped).
@@ -515,6 +522,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	r.Measured = rec.Measured()
 	run.Phases = rec.Phases()
 	run.Summary = &r.Summary
+	run.Scenarios = c.resultScenarios(measure, names)
 	if !r.Measured {
 		run.Warnings = append(run.Warnings, fmt.Sprintf("the run ended during the warm-up (%v): nothing was measured; use a shorter warm-up or a longer run", c.Warmup))
 	}
@@ -644,6 +652,7 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 		PerCommand:      c.PerCommand,
 		Streams:         streams,
 		Setup:           ClientSetup(c.Vars, scale, streams),
+		Scenarios:       c.engineScenarios(),
 	}
 	if c.Transactions == 0 {
 		cfg.Duration = c.Warmup + c.Duration
