@@ -2,6 +2,8 @@ package trial
 
 import (
 	"fmt"
+	"math"
+	"sort"
 
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/metrics"
@@ -112,4 +114,69 @@ func (c *Config) resultScenarios(measure *metrics.Interval, names []string) []re
 		out[i] = r
 	}
 	return out
+}
+
+// ScaleScenarios is a ramp's level applied to scenarios together: each
+// scenario keeps its share of the level.
+//
+//   - A ramp over clients (byRate false) to level L: scenario i of c_i of
+//     the C = Σ c_j clients gets L·c_i/C clients, rounded by the largest
+//     remainder so that they add up to L, and at least 1 (so the sum may
+//     exceed L when L is below the number of scenarios); its threads are
+//     min(its threads, its clients), its rate unchanged.
+//   - A ramp over rate (byRate true) to level R: an open scenario of rate
+//     r_i of the open scenarios' total Σ r_j gets R·r_i/Σ r_j tx/s; closed
+//     scenarios keep their clients.
+//
+// It returns new scenarios; base is not changed. Without an open scenario
+// a rate ramp is an error, as is a level that is not positive.
+func ScaleScenarios(base []Scenario, byRate bool, level float64) ([]Scenario, error) {
+	out := append([]Scenario(nil), base...)
+	if !(level > 0) {
+		return nil, fmt.Errorf("scenarios: a ramp level must be positive, not %v", level)
+	}
+	if byRate {
+		total := 0.0
+		for _, s := range base {
+			total += s.Rate
+		}
+		if total == 0 {
+			return nil, fmt.Errorf("scenarios: a ramp over rate needs an open scenario (one with a rate); all %d are closed", len(base))
+		}
+		for i := range out {
+			out[i].Rate = level * base[i].Rate / total
+		}
+		return out, nil
+	}
+	total := 0
+	for _, s := range base {
+		total += s.Clients
+	}
+	if total == 0 {
+		return nil, fmt.Errorf("scenarios: no clients to scale")
+	}
+	l := int(math.Round(level))
+	type rem struct {
+		i int
+		r float64
+	}
+	rems := make([]rem, len(out))
+	given := 0
+	for i, s := range base {
+		exact := float64(l) * float64(s.Clients) / float64(total)
+		out[i].Clients = int(math.Floor(exact))
+		given += out[i].Clients
+		rems[i] = rem{i, exact - math.Floor(exact)}
+	}
+	// Largest remainder first; ties to the earlier scenario.
+	sort.SliceStable(rems, func(a, b int) bool { return rems[a].r > rems[b].r })
+	for k := 0; given < l; k++ {
+		out[rems[k%len(rems)].i].Clients++
+		given++
+	}
+	for i := range out {
+		out[i].Clients = max(out[i].Clients, 1)
+		out[i].Threads = max(1, min(out[i].Threads, out[i].Clients))
+	}
+	return out, nil
 }
