@@ -20,7 +20,7 @@ import (
 func TestRunScenarios(t *testing.T) {
 	url := runTestDB(t)
 	dir := filepath.Join(t.TempDir(), "scen")
-	out, _ := mustRun(t, 0, "run", url, "-T", "10s", "--warmup", "1s", "--no-collect", "--quiet", "--run-dir", dir, "--no-report",
+	out, _ := mustRun(t, 0, "run", url, "-T", "10s", "--warmup", "1s", "--no-collect", "--quiet", "--run-dir", dir,
 		"--scenario", "reader: -b select-only --rate 300 --arrival uniform",
 		"--scenario", "writer: -b simple-update -c 2 --closed")
 	run, err := results.Load(dir)
@@ -57,6 +57,15 @@ func TestRunScenarios(t *testing.T) {
 	for _, want := range []string{"2 concurrent scenarios", "scenario reader (open 300.0 tx/s uniform, 1 client, 1 thread)", "scenario writer (closed, 2 clients, 2 threads)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"summary, 2 concurrent scenarios", "summary, scenario reader", "summary, scenario writer"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
 		}
 	}
 	if testing.Verbose() {
