@@ -292,6 +292,11 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	for i, v := range plan.vars {
 		vars[i] = trial.Var{Name: v[0], Value: v[1]}
 	}
+	probed, err := trial.RunProbe(ctx, connString, plan.mix, plan.probe, vars)
+	if err != nil {
+		return err
+	}
+	vars = append(vars, probed...)
 	tc := &trial.Config{
 		ConnString:      connString,
 		Target:          tgt.target,
