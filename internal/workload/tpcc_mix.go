@@ -115,8 +115,9 @@ const tpccHome = `\if :all_warehouses
 
 // tpccCustomer picks the customer (c_w_id, c_d_id) and c_id, by last name
 // 60 % of the time (the one at position ceil(n/2) by c_first) or by
-// NURand(1023, 1, 3000). by_name is 1 or 0.
-const tpccCustomer = `\set by_name random(1, 100) <= 60
+// NURand(1023, 1, 3000). by_name is 1 or 0. A uniform other warehouse is
+// random(1, W − 1), plus 1 from the home warehouse on.
+const tpccCustomer = `\set by_name case when random(1, 100) <= 60 then 1 else 0 end
 \if :by_name
 \set c_last_n (((random(0, 255) | random(0, 999)) + :c_run_c_last) % 1000) + 0
 \set syl1 :c_last_n / 100 + 1
@@ -159,7 +160,7 @@ RETURNING d_next_o_id - 1 AS o_id, d_tax \gset
 \set ol_supply_w_id :w_id
 \if :warehouses > 1 and random(1, 100) = 1
 \set ol_supply_w_id random(1, :warehouses - 1)
-\set ol_supply_w_id :ol_supply_w_id + (:ol_supply_w_id >= :w_id)
+\set ol_supply_w_id :ol_supply_w_id + case when :ol_supply_w_id >= :w_id then 1 else 0 end
 \set all_local 0
 \endif
 \set ol_quantity random(1, 10)
@@ -200,7 +201,7 @@ func tpccPayment() string {
 \set c_d_id :d_id
 \if :warehouses > 1 and random(1, 100) > 85
 \set c_w_id random(1, :warehouses - 1)
-\set c_w_id :c_w_id + (:c_w_id >= :w_id)
+\set c_w_id :c_w_id + case when :c_w_id >= :w_id then 1 else 0 end
 \set c_d_id random(1, 10)
 \endif
 \set h_amount random(100, 500000)
