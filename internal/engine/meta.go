@@ -49,6 +49,8 @@ func (c *client) metaCommand(i int, cmd *script.Command) step {
 		}
 	case script.MetaShell, script.MetaSetShell:
 		return c.shell(i, cmd)
+	case script.MetaThink:
+		return c.think(i)
 	case script.MetaWhile:
 		// A loop stops at the end of the run (interruption, exit on
 		// abort, the cut at -T's end) rather than run on until its
