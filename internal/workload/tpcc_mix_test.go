@@ -264,3 +264,31 @@ func TestTPCCLastName(t *testing.T) {
 		}
 	}
 }
+
+// TestTPCCSpecMix checks that spec mode's scripts parse, place their \think
+// outside the transaction, and keep throughput mode's transaction text.
+func TestTPCCSpecMix(t *testing.T) {
+	spec, _ := workload.FindMix("tpcc-spec")
+	thr, _ := workload.FindMix("tpcc")
+	keying := map[string]string{"new-order": "18", "payment": "3", "order-status": "2", "delivery": "2", "stock-level": "2"}
+	think := map[string]string{"new-order": "120000", "payment": "120000", "order-status": "100000", "delivery": "50000", "stock-level": "50000"}
+	for i, ms := range spec.Scripts {
+		p, err := script.Parse(ms.Name, ms.Script)
+		if err != nil {
+			t.Fatalf("%s: %v", ms.Name, err)
+		}
+		if err := p.CheckConditionals(); err != nil {
+			t.Fatalf("%s: %v", ms.Name, err)
+		}
+		if start, end := p.TxBounds(); !p.HasThink() || start == 0 || end == len(p.Commands) {
+			t.Errorf("%s: transaction commands [%d, %d) of %d: the \\think commands are not outside", ms.Name, start, end, len(p.Commands))
+		}
+		if !strings.Contains(ms.Script, "\\think "+keying[ms.Name]+" s\n") || !strings.Contains(ms.Script, "random_exponential(0, "+think[ms.Name]+", 10)") {
+			t.Errorf("%s: keying %s s or think cap %s ms missing:\n%s", ms.Name, keying[ms.Name], think[ms.Name], ms.Script)
+		}
+		body := thr.Scripts[i].Script[strings.Index(thr.Scripts[i].Script, "\n"):]
+		if !strings.Contains(ms.Script, body) || ms.Weight != thr.Scripts[i].Weight {
+			t.Errorf("%s: spec mode's transaction differs from throughput mode's", ms.Name)
+		}
+	}
+}
