@@ -74,7 +74,13 @@ f foreign keys. Default: dtgvp.
 The server: the argument or --url/-d, with -h, -p and -U overriding its parts (-h or
 -p alone name a server, as for pgbench); else the libpq environment when any of PGHOST,
 PGHOSTADDR, PGPORT, PGDATABASE, PGUSER or PGSERVICE is set; else the local cluster
-"default", created and started if needed. The first line says which and why.`,
+"default", created and started if needed. The first line says which and why.
+
+-w tpcc loads the TPC-C-like tables instead (warehouse, district, customer, history,
+new_order, orders, order_line, item, stock, tpcc_meta; COMMENT 'pgtrial:tpcc') for
+--warehouses N: rows generated in the client from --seed, COPY on -j connections by
+warehouse, keys and VACUUM ANALYZE in parallel; -s, -I, -F and the partition flags do not
+apply. Run it with "pgtrial run -b tpcc" (docs/tpcc.md).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
