@@ -16,6 +16,9 @@ import (
 
 // runInitTPCC is `pgtrial init -w tpcc --warehouses N [-j JOBS] [--seed S]`.
 func runInitTPCC(ctx context.Context, o initOptions, stderr io.Writer) error {
+	if o.warehouses < 1 || o.warehouses > 100000 {
+		return fmt.Errorf("invalid --warehouses %d: use 1 to 100000", o.warehouses)
+	}
 	if o.jobs < 0 {
 		return fmt.Errorf("invalid --jobs %d: it must be 0 (automatic) or more", o.jobs)
 	}

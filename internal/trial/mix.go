@@ -3,6 +3,7 @@ package trial
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
@@ -34,6 +35,8 @@ func RunProbe(ctx context.Context, connString, mix, probe string, vars []Var) ([
 	if probe == "" {
 		return nil, nil
 	}
+	// The init workload is the mix's family: tpcc-spec → tpcc, ycsb-a → ycsb.
+	family, _, _ := strings.Cut(mix, "-")
 	cfg, err := pgx.ParseConfig(connString)
 	if err != nil {
 		return nil, fmt.Errorf("invalid connection string: %w", err)
@@ -46,14 +49,14 @@ func RunProbe(ctx context.Context, connString, mix, probe string, vars []Var) ([
 	defer conn.Close(context.Background())
 	rows, err := conn.Query(ctx, probe, pgx.QueryExecModeSimpleProtocol)
 	if err != nil {
-		return nil, fmt.Errorf("read the %s workload's parameters: %w\nhint: load its tables first: pgtrial init -w %s", mix, err, mix)
+		return nil, fmt.Errorf("read the %s workload's parameters: %w\nhint: load its tables first: pgtrial init -w %s", mix, err, family)
 	}
 	defer rows.Close()
 	if !rows.Next() {
 		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("read the %s workload's parameters: %w\nhint: load its tables first: pgtrial init -w %s", mix, err, mix)
+			return nil, fmt.Errorf("read the %s workload's parameters: %w\nhint: load its tables first: pgtrial init -w %s", mix, err, family)
 		}
-		return nil, fmt.Errorf("the %s workload's parameters are missing (its probe returned no row)\nhint: load its tables again: pgtrial init -w %s", mix, mix)
+		return nil, fmt.Errorf("the %s workload's parameters are missing (its probe returned no row)\nhint: load its tables again: pgtrial init -w %s", mix, family)
 	}
 	vals := rows.RawValues()
 	var out []Var
