@@ -247,6 +247,8 @@ type engine struct {
 	stopped  atomic.Bool // interrupted or exit-on-abort
 	total    int64       // Σ weights
 	ncmds    []int
+	txFrom   []int // per script: script.TxBounds (think.go)
+	txTo     []int
 	connMu   sync.Mutex
 	connTime time.Duration
 	abortMu  sync.Mutex
@@ -311,8 +313,13 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	for _, w := range cfg.Weights {
 		e.total += int64(w)
 	}
+	if err := CheckThink(cfg.Program.Scripts, cfg.Rate); err != nil {
+		return nil, err
+	}
 	for _, s := range cfg.Program.Scripts {
 		e.ncmds = append(e.ncmds, len(s.Commands))
+		from, to := s.TxBounds()
+		e.txFrom, e.txTo = append(e.txFrom, from), append(e.txTo, to)
 	}
 	if cfg.Duration > 0 {
 		e.endTime = int64(cfg.Duration / time.Microsecond) // from the bench start under CutAtEnd: see there

@@ -286,6 +286,9 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		ncmds[i] = len(s.Parsed.Commands)
 		wl.Scripts = append(wl.Scripts, results.ScriptWeight{Name: s.Name, Weight: s.Weight})
 	}
+	if err := engine.CheckThink(programs, c.Rate); err != nil {
+		return nil, err
+	}
 	needsPgbench := NeedsPgbench(c.Scripts)
 	if needsPgbench || c.Pgbench != nil {
 		wl.Scale = c.Scale
