@@ -97,7 +97,7 @@ PGHOSTADDR, PGPORT, PGDATABASE, PGUSER or PGSERVICE is set; else the local clust
 	f.StringVar(&o.tablespace, "tablespace", "", "create tables in this tablespace")
 	f.StringVar(&o.indexTablespace, "index-tablespace", "", "create primary key indexes in this tablespace")
 	f.BoolVar(&o.force, "force", false, "drop, overwrite, vacuum or add keys to pgbench tables that pgtrial did not create")
-	f.IntVarP(&o.jobs, "jobs", "j", 0, fmt.Sprintf("connections working at once (0: %d)", loader.DefaultJobs))
+	f.IntVarP(&o.jobs, "jobs", "j", 0, fmt.Sprintf("connections working at once: partitions loaded, keys built (0: this machine's CPUs, %d..%d)", loader.DefaultJobs, loader.MaxAutoJobs))
 	f.StringVarP(&o.conn.url, "url", "d", "", "connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster")
 	// -h is pgbench's host, so help is --help only.
 	f.Bool("help", false, "help for init")
