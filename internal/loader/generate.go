@@ -202,9 +202,9 @@ func (l *loader) generateClient(ctx context.Context) error {
 			jobs = append(jobs, copyJob{target: p.name, ranges: []keyRange{{0, nAccounts}}, bound: &p.bound, freeze: freeze})
 		}
 	default:
-		// Hash partitions past maxFrozenHashPartitions: several streams into the parent (the server routes rows to
-		// partitions), no FREEZE (only one transaction could truncate them all), so step
-		// v must VACUUM. Stream s sends chunks s, s+S, s+2S, … so the heap stays
+		// Hash partitions past maxFrozenHashPartitions (or unreadable bounds): several
+		// streams into the parent (the server routes rows to partitions), no FREEZE
+		// (only one transaction could truncate them all), so step v must VACUUM. Stream s sends chunks s, s+S, s+2S, … so the heap stays
 		// nearly in aid order (correlation ≈ 1) as pgbench's is.
 		streams := l.jobs
 		const chunk = 16384 // rows: ~270 heap pages per chunk
