@@ -106,7 +106,7 @@ apply. Run it with "pgtrial run -b tpcc" (docs/tpcc.md).`,
 	f.StringVar(&o.tablespace, "tablespace", "", "create tables in this tablespace")
 	f.StringVar(&o.indexTablespace, "index-tablespace", "", "create primary key indexes in this tablespace")
 	f.BoolVar(&o.force, "force", false, "drop, overwrite, vacuum or add keys to pgbench tables that pgtrial did not create")
-	f.IntVarP(&o.jobs, "jobs", "j", 0, fmt.Sprintf("connections working at once (0: %d)", loader.DefaultJobs))
+	f.IntVarP(&o.jobs, "jobs", "j", 0, fmt.Sprintf("connections working at once: partitions loaded, keys built (0: this machine's CPUs, %d..%d)", loader.DefaultJobs, loader.MaxAutoJobs))
 	f.StringVarP(&o.workload, "workload", "w", "pgbench", `schema to load: "pgbench" or "tpcc" (TPC-C-like: --warehouses, --seed)`)
 	f.IntVar(&o.warehouses, "warehouses", 1, "-w tpcc: warehouses to load (about 100 MB each)")
 	f.Uint64Var(&o.seed, "seed", 1, "-w tpcc: seed of the row generators (the same seed loads the same rows)")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -19,10 +20,13 @@ type keyRange struct{ first, end int64 }
 // allocation per row. Generation is ~50 ns per row, two orders of magnitude below the
 // server's ~0.7 µs per row, so the client is never what COPY waits on (see generate.go).
 type rowReader struct {
-	table   string
-	format  workload.CopyFormat
-	bigAid  bool
-	ranges  []keyRange // what is left to send, in order
+	table  string
+	format workload.CopyFormat
+	bigAid bool
+	ranges []keyRange // what is left to send, in order
+	// bound, when set, keeps only the keys of one hash partition out of ranges: the
+	// generator is restarted on each run of consecutive keys the partition holds.
+	bound   *hashBound
 	cur     *workload.Rows
 	counter *atomic.Int64 // rows sent, for progress
 	started bool          // binary header written
@@ -37,16 +41,21 @@ func (r *rowReader) Read(p []byte) (int, error) {
 	}
 	for cap(buf)-len(buf) >= workload.MaxRowBytes {
 		if r.cur == nil || r.cur.Remaining() == 0 {
-			if len(r.ranges) == 0 {
+			kr, ok := r.nextRange()
+			if !ok {
 				break
 			}
-			kr := r.ranges[0]
-			r.ranges = r.ranges[1:]
-			rows, err := workload.NewRows(r.table, r.format, kr.first, kr.end, r.bigAid)
-			if err != nil {
-				return 0, err
+			if r.cur != nil {
+				if err := r.cur.Restart(kr.first, kr.end); err != nil {
+					return 0, err
+				}
+			} else {
+				rows, err := workload.NewRows(r.table, r.format, kr.first, kr.end, r.bigAid)
+				if err != nil {
+					return 0, err
+				}
+				r.cur = rows
 			}
-			r.cur = rows
 		}
 		var n int
 		buf, n = r.cur.Fill(buf)
@@ -65,6 +74,36 @@ func (r *rowReader) Read(p []byte) (int, error) {
 	return len(buf), nil
 }
 
+// nextRange takes the next run of keys to send off r.ranges: the next range whole, or
+// with a hash bound the next run of consecutive keys the partition holds (key k is
+// column value k+1).
+func (r *rowReader) nextRange() (keyRange, bool) {
+	for len(r.ranges) > 0 {
+		kr := &r.ranges[0]
+		if r.bound == nil {
+			out := *kr
+			r.ranges = r.ranges[1:]
+			return out, true
+		}
+		first := kr.first
+		for first < kr.end && !r.bound.holds(first+1) {
+			first++
+		}
+		end := first
+		for end < kr.end && r.bound.holds(end+1) {
+			end++
+		}
+		kr.first = end
+		if kr.first >= kr.end {
+			r.ranges = r.ranges[1:]
+		}
+		if end > first {
+			return keyRange{first, end}, true
+		}
+	}
+	return keyRange{}, false
+}
+
 // copyStatement is COPY … FROM STDIN in the loader's format, with FREEZE when asked.
 func copyStatement(target string, format workload.CopyFormat, freeze bool) string {
 	opts := format.CopyOption()
@@ -76,12 +115,14 @@ func copyStatement(target string, format workload.CopyFormat, freeze bool) strin
 
 // copyRows streams table's rows for the given key ranges into target (the table or
 // one of its partitions) over c.
-func (l *loader) copyRows(ctx context.Context, c *pgconn.PgConn, table, target string, ranges []keyRange, freeze bool, counter *atomic.Int64) error {
+// A non-nil bound keeps only the keys of that hash partition.
+func (l *loader) copyRows(ctx context.Context, c *pgconn.PgConn, table, target string, ranges []keyRange, bound *hashBound, freeze bool, counter *atomic.Int64) error {
 	r := &rowReader{
 		table:   table,
 		format:  l.cfg.Format,
 		bigAid:  l.schema.BigAid(),
-		ranges:  ranges,
+		ranges:  slices.Clone(ranges),
+		bound:   bound,
 		counter: counter,
 	}
 	sql := copyStatement(target, l.cfg.Format, freeze)

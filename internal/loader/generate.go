@@ -16,8 +16,11 @@ package loader
 //     key build is slower (it sets the hint bits); whole init 2.35 s against 2.05 s.
 //     Building the key before the VACUUM was worse still. Kept: one FREEZE stream.
 //   - ANALYZE inside the loading transaction: no difference (1.98 s against 2.05 s).
-//   - Range partitions are the exception: each is a table of its own, truncated and
-//     loaded with FREEZE by its own connection, so both cores load frozen data.
+//   - Partitions are the exception: each is a table of its own, truncated and loaded
+//     with FREEZE by its own connection, so both cores load frozen data. Range
+//     partitions get their aid range; hash partitions get every aid the server would
+//     route to them, computed with the server's hash (hashpart.go). pgbench loads
+//     partitions through the parent without FREEZE, so its VACUUM has real work.
 //   - Primary keys: maintenance_work_mem large enough to sort in memory (see
 //     maintain.go); parallel index workers (0, 1, 2) made no measurable difference.
 //   - Dropping the old tables in the background (loader.go): drop 0.12 s → 0.01 s.
@@ -51,6 +54,14 @@ type accountsLayout struct {
 	// ranged lists range partitions with the aid range each may hold; nil when the
 	// bounds could not be read (the loader then goes through the parent).
 	ranged []partitionRange
+	// hashed lists hash partitions with their bounds; nil when the bounds could not be
+	// read or there are more than maxFrozenHashPartitions.
+	hashed []hashPartition
+}
+
+type hashPartition struct {
+	name  string
+	bound hashBound
 }
 
 type partitionRange struct {
@@ -70,7 +81,7 @@ func (l *loader) accountsLayout(ctx context.Context) (accountsLayout, error) {
 		return accountsLayout{}, fmt.Errorf("table %s does not exist: run the t step (create tables) first", workload.Accounts)
 	}
 	lay := accountsLayout{strategy: rows[0][0], partitioned: rows[0][0] != ""}
-	if lay.strategy != "r" {
+	if lay.strategy != "r" && lay.strategy != "h" {
 		return lay, nil
 	}
 	parts, err := queryStrings(ctx, l.main,
@@ -80,6 +91,25 @@ func (l *loader) accountsLayout(ctx context.Context) (accountsLayout, error) {
 		  order by c.oid`, workload.Accounts)
 	if err != nil {
 		return lay, err
+	}
+	if lay.strategy == "h" {
+		// Every partition must be a plain table with a bound we read, or no row may go
+		// astray: a sub-partitioned or unreadable one sends everything through the parent.
+		all, err := queryStrings(ctx, l.main, `select count(*) from pg_inherits where inhparent = to_regclass($1)`, workload.Accounts)
+		if err != nil {
+			return lay, err
+		}
+		if len(all) == 0 || all[0][0] != strconv.Itoa(len(parts)) || len(parts) > maxFrozenHashPartitions {
+			return lay, nil
+		}
+		for _, p := range parts {
+			b, ok := parseHashBound(p[1])
+			if !ok {
+				return accountsLayout{partitioned: true, strategy: "h"}, nil
+			}
+			lay.hashed = append(lay.hashed, hashPartition{name: p[0], bound: b})
+		}
+		return lay, nil
 	}
 	for _, p := range parts {
 		from, to, ok := parseRangeBound(p[1])
@@ -125,6 +155,8 @@ func parseRangeBound(s string) (from, to int64, ok bool) {
 type copyJob struct {
 	target string
 	ranges []keyRange
+	// bound, for a hash partition, keeps only the keys of ranges that it holds.
+	bound *hashBound
 	// freeze: the job runs BEGIN; TRUNCATE target; COPY … FREEZE; COMMIT. COPY FREEZE
 	// needs the table created or truncated in the same transaction, which a partition
 	// loaded by its own connection allows.
@@ -163,10 +195,16 @@ func (l *loader) generateClient(ctx context.Context) error {
 			}
 			jobs = append(jobs, copyJob{target: p.name, ranges: []keyRange{{first, end}}, freeze: freeze})
 		}
+	case lay.strategy == "h" && len(lay.hashed) > 0:
+		// Each hash partition on its own connection, frozen: its stream walks every key
+		// and sends the ones the partition holds (hashpart.go), in aid order.
+		for _, p := range lay.hashed {
+			jobs = append(jobs, copyJob{target: p.name, ranges: []keyRange{{0, nAccounts}}, bound: &p.bound, freeze: freeze})
+		}
 	default:
-		// Hash partitions: several streams into the parent (the server routes rows to
-		// partitions), no FREEZE (only one transaction could truncate them all), so step
-		// v must VACUUM. Stream s sends chunks s, s+S, s+2S, … so the heap stays
+		// Hash partitions past maxFrozenHashPartitions (or unreadable bounds): several
+		// streams into the parent (the server routes rows to partitions), no FREEZE
+		// (only one transaction could truncate them all), so step v must VACUUM. Stream s sends chunks s, s+S, s+2S, … so the heap stays
 		// nearly in aid order (correlation ≈ 1) as pgbench's is.
 		streams := l.jobs
 		const chunk = 16384 // rows: ~270 heap pages per chunk
@@ -197,7 +235,7 @@ func (l *loader) generateOneTransaction(ctx context.Context, freeze bool) error 
 	}
 	n := l.schema.Rows(workload.Accounts)
 	counter, stop := l.prog.Rows(workload.Accounts, n)
-	err := l.copyRows(ctx, l.main, workload.Accounts, workload.Accounts, []keyRange{{0, n}}, freeze, counter)
+	err := l.copyRows(ctx, l.main, workload.Accounts, workload.Accounts, []keyRange{{0, n}}, nil, freeze, counter)
 	stop()
 	if err != nil {
 		exec(context.Background(), l.main, "rollback")
@@ -219,7 +257,7 @@ func (l *loader) generateSmall(ctx context.Context, freeze, commit bool) error {
 	for _, t := range []string{workload.Branches, workload.Tellers} {
 		n := l.schema.Rows(t)
 		counter, stop := l.prog.Rows(t, n)
-		err := l.copyRows(ctx, l.main, t, t, []keyRange{{0, n}}, freeze, counter)
+		err := l.copyRows(ctx, l.main, t, t, []keyRange{{0, n}}, nil, freeze, counter)
 		stop()
 		if err != nil {
 			exec(context.Background(), l.main, "rollback")
@@ -240,12 +278,12 @@ func (l *loader) runCopyJobs(ctx context.Context, jobs []copyJob, counter *atomi
 	return l.parallel(ctx, len(jobs), func(ctx context.Context, c *pgconn.PgConn, i int) error {
 		j := jobs[i]
 		if !j.freeze {
-			return l.copyRows(ctx, c, workload.Accounts, j.target, j.ranges, false, counter)
+			return l.copyRows(ctx, c, workload.Accounts, j.target, j.ranges, j.bound, false, counter)
 		}
 		if err := exec(ctx, c, "begin; truncate table "+j.target); err != nil {
 			return err
 		}
-		if err := l.copyRows(ctx, c, workload.Accounts, j.target, j.ranges, true, counter); err != nil {
+		if err := l.copyRows(ctx, c, workload.Accounts, j.target, j.ranges, j.bound, true, counter); err != nil {
 			exec(context.Background(), c, "rollback")
 			return err
 		}

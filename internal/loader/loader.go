@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -62,7 +63,7 @@ type Config struct {
 	Steps  string           // from ParseSteps
 	Force  bool             // drop or truncate tables that pgtrial did not create
 	// Jobs is how many connections may work at once (COPY streams, index builds);
-	// 0 chooses DefaultJobs.
+	// 0 chooses AutoJobs().
 	Jobs int
 	// Format is the COPY format of client-side generation.
 	Format   workload.CopyFormat
@@ -71,9 +72,18 @@ type Config struct {
 	Progress ProgressMode
 }
 
-// DefaultJobs is the parallelism used when Config.Jobs is 0. Two streams keep two
-// server cores busy; more gave nothing on a 2-core machine (see generate.go).
+// DefaultJobs is the least parallelism AutoJobs chooses. Two streams keep two server
+// cores busy; more gave nothing on a 2-core machine (see generate.go).
 const DefaultJobs = 2
+
+// MaxAutoJobs caps AutoJobs: every job is a server backend, and the server (perhaps
+// another machine) may have fewer cores than this one.
+const MaxAutoJobs = 8
+
+// AutoJobs is the parallelism used when Config.Jobs is 0: this machine's CPUs, at least
+// DefaultJobs and at most MaxAutoJobs. A step never opens more connections than it has
+// tasks (partitions to load, keys to build), so --partitions 4 loads on min(4, AutoJobs).
+func AutoJobs() int { return min(max(runtime.NumCPU(), DefaultJobs), MaxAutoJobs) }
 
 // StepTime is the duration of one step, named as pgbench names it in its summary.
 type StepTime struct {
@@ -124,7 +134,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		prog:   newProgress(cfg.Out, cfg.TTY, cfg.Progress),
 	}
 	if l.jobs <= 0 {
-		l.jobs = DefaultJobs
+		l.jobs = AutoJobs()
 	}
 	start := time.Now()
 	var err error
