@@ -503,6 +503,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	}
 	if res != nil {
 		r.Aborted = res.Aborted
+		run.Tallies = runTallies(res.Tallies) // tally.go
 	}
 	if r.Aborted > 0 {
 		rec.Aborted(end, r.Aborted, c.Clients)
@@ -647,6 +648,8 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 		PerCommand:      c.PerCommand,
 		Streams:         streams,
 		Setup:           ClientSetup(c.Vars, scale, streams),
+		TallyAfter:      c.Warmup, // \tally counts in the measured window (tally.go)
+		TallyTop:        results.MaxTallyTop,
 	}
 	if c.Transactions == 0 {
 		cfg.Duration = c.Warmup + c.Duration
