@@ -164,6 +164,12 @@ type Config struct {
 	// the server: the clients' sockets are shut down at once instead of
 	// after endGrace. nil: never.
 	Urgent <-chan struct{}
+	// TallyAfter is the time from the bench start after which \tally
+	// counts (the warm-up); it counts until the window's end under
+	// CutAtEnd, to the end of the run otherwise (think.go).
+	TallyAfter time.Duration
+	// TallyTop bounds each Result.Tallies' TopCounts (0: all).
+	TallyTop int
 }
 
 // The bounded end of a run (see the package comment): each cancel request
@@ -195,6 +201,8 @@ type Result struct {
 	// had not returned endGrace after the end (or at Urgent): the server
 	// did not answer the cancel requests in time.
 	Closed int
+	// Tallies are the \tally counts of all clients, merged (tally.go).
+	Tallies []script.Tally
 }
 
 // GroupOf returns the group (pgbench thread) of client i: pgbench gives
@@ -249,15 +257,18 @@ type engine struct {
 	ncmds    []int
 	txFrom   []int // per script: script.TxBounds (think.go)
 	txTo     []int
-	connMu   sync.Mutex
-	connTime time.Duration
-	abortMu  sync.Mutex
-	aborted  int
-	abortG   int
-	clients  []*client
-	stopCh   chan struct{}
-	stopOnce sync.Once
-	grouped  bool // groups run as polling loops (runGroup)
+	// tallyFrom is when \tally starts counting (µs, engine time): set
+	// before the clients start.
+	tallyFrom int64
+	connMu    sync.Mutex
+	connTime  time.Duration
+	abortMu   sync.Mutex
+	aborted   int
+	abortG    int
+	clients   []*client
+	stopCh    chan struct{}
+	stopOnce  sync.Once
+	grouped   bool // groups run as polling loops (runGroup)
 	// dialCtx is every dial's context (startDialing): Run's, also
 	// cancelled when the engine stops.
 	dialCtx context.Context
@@ -409,6 +420,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		e.endTime += bench
 		e.windowEnd.CompareAndSwap(0, e.endTime)
 	}
+	e.tallyFrom = bench + int64(cfg.TallyAfter/time.Microsecond)
 	if len(cfg.Scenarios) > 0 {
 		e.scheduleScenarios(groups, bench)
 	} else if cfg.Rate > 0 {
@@ -479,6 +491,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		}
 	}
 	res.Closed = int(e.closed.Load())
+	res.Tallies = e.tallies()
 	e.connMu.Lock()
 	res.ConnTime = e.connTime
 	e.connMu.Unlock()

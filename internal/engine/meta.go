@@ -51,6 +51,10 @@ func (c *client) metaCommand(i int, cmd *script.Command) step {
 		return c.shell(i, cmd)
 	case script.MetaThink:
 		return c.think(i)
+	case script.MetaTally:
+		if err := sc.Tally(i, c.tallyNow()); err != nil {
+			return c.execFailed(i, err)
+		}
 	case script.MetaWhile:
 		// A loop stops at the end of the run (interruption, exit on
 		// abort, the cut at -T's end) rather than run on until its

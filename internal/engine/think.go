@@ -66,3 +66,22 @@ func (c *client) outsideTx(from, to int) bool {
 	}
 	return false
 }
+
+// tallyNow reports whether a \tally counts now: from Config.TallyAfter
+// after the bench start until the measured window's end (the end of the
+// run without CutAtEnd). It goes by when the \tally runs, not by whether
+// its transaction ends in the window, and a retried transaction's \tally
+// counts at every try.
+func (c *client) tallyNow() bool {
+	now := c.e.now()
+	return now >= c.e.tallyFrom && !c.afterWindow(now)
+}
+
+// tallies merges the clients' \tally counts, after they have returned.
+func (e *engine) tallies() []script.Tally {
+	scs := make([]*script.Client, len(e.clients))
+	for i, c := range e.clients {
+		scs[i] = c.sc
+	}
+	return script.MergeTallies(e.cfg.Program, scs, e.cfg.TallyTop)
+}

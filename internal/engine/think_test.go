@@ -81,3 +81,18 @@ func TestThinkOpenModelRefused(t *testing.T) {
 		t.Fatalf("Run: %v, want ErrThinkOpen", err)
 	}
 }
+
+// TestTallyCounts: \tally's counts of every client, merged into the result.
+func TestTallyCounts(t *testing.T) {
+	text := "\\tally key :client_id\n\\tally key 7\nSELECT 1;\n"
+	cfg, log := config(plainConn(t), 3, 2, script.Extended, parse(t, text, script.Extended))
+	cfg.Transactions = 4
+	res, iv := runToEnd(t, cfg)
+	if iv.Total.Stats.Count != 12 || len(res.Tallies) != 1 {
+		t.Fatalf("committed %d, tallies %+v; log:\n%s", iv.Total.Stats.Count, res.Tallies, log)
+	}
+	ty := res.Tallies[0]
+	if ty.Name != "key" || ty.Draws != 24 || ty.Distinct != 4 || ty.Capped || len(ty.TopCounts) != 4 || ty.TopCounts[0] != 12 || ty.TopCounts[3] != 4 {
+		t.Errorf("tally %+v, want key: 24 draws, 4 distinct, top [12 4 4 4]", ty)
+	}
+}

@@ -18,6 +18,9 @@ type Program struct {
 	names   []string
 	index   map[string]int32
 	maps    [][]int32 // per script: local slot → program slot
+	// \tally names (tally.go): the program's, and per script local → program
+	tallyNames []string
+	tallyMaps  [][]int32
 }
 
 // NewProgram binds scripts together. The scripts are not modified.
@@ -36,6 +39,7 @@ func NewProgram(scripts ...*Script) *Program {
 		}
 		p.maps = append(p.maps, m)
 	}
+	p.bindTallies()
 	return p
 }
 
@@ -61,6 +65,9 @@ type Client struct {
 	dbuf   []byte
 	jump   int32 // 1 + the command Next returns after a \while or \endwhile; 0: none
 	loops  int   // \while iterations since Begin (MaxLoopIterations)
+	// tallies are the client's \tally counts by program tally slot
+	// (tally.go), allocated at the first counted \tally.
+	tallies []tallyCounts
 }
 
 // NewClient makes a client with no variables defined. debug receives the
@@ -256,6 +263,8 @@ func (c *Client) Exec(i int) error {
 		c.cond.pop()
 	case MetaWhile, MetaEndwhile:
 		return c.execWhile(i, cmd)
+	case MetaTally:
+		return c.Tally(i, true)
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func (c *Client) execWhile(i int, cmd *Command) error {
 	c.loops++
 	if c.loops > MaxLoopIterations {
 		return &ExecError{
-			Msg:    fmt.Sprintf("%s at line %d: more than %d loop iterations in one transaction; does the condition ever become false?", cmd.Args[0], cmd.Line, MaxLoopIterations),
+			Msg:    fmt.Sprintf("\\%s at line %d: more than %d loop iterations in one transaction; does the condition ever become false?", cmd.Args[0], cmd.Line, MaxLoopIterations),
 			Cmd:    cmd.Args[0],
 			Reason: reasonExec,
 		}

@@ -510,6 +510,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	}
 	if res != nil {
 		r.Aborted = res.Aborted
+		run.Tallies = runTallies(res.Tallies) // tally.go
 	}
 	if r.Aborted > 0 {
 		rec.Aborted(end, r.Aborted, c.Clients)
@@ -656,6 +657,8 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 		Streams:         streams,
 		Setup:           ClientSetup(c.Vars, scale, streams),
 		Scenarios:       c.engineScenarios(),
+		TallyAfter:      c.Warmup, // \tally counts in the measured window (tally.go)
+		TallyTop:        results.MaxTallyTop,
 	}
 	if c.Transactions == 0 {
 		cfg.Duration = c.Warmup + c.Duration
