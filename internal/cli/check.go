@@ -131,29 +131,16 @@ func addTPCC(tc *trial.Config, mode string, noCheck bool) {
 	connString, clients := tc.ConnString, tc.Clients
 	tc.BeforeFinish = func(run *results.Run, r *trial.Result) {
 		in := tpcc.Input{Mode: mode, Clients: clients, Summary: r.Summary, NextOID: tpcc.WindowValue(r.WindowValues, tpcc.NOPMQuery)}
-		ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
-		defer cancel()
-		conn, err := tpcc.Connect(ctx, connString)
-		if err != nil {
-			run.TPCC = tpcc.Figures(in)
-			run.TPCC.ChecksSkipped = "could not connect: " + err.Error()
-			return
-		}
-		defer conn.Close(context.Background())
-		in.Warehouses, _ = tpcc.Warehouses(ctx, conn)
-		run.TPCC = tpcc.Figures(in)
+		skip := ""
 		switch {
 		case noCheck:
-			run.TPCC.ChecksSkipped = "--no-check"
+			skip = "--no-check"
 		case r.Interrupted:
-			run.TPCC.ChecksSkipped = "the run was interrupted"
-		default:
-			cs, err := tpcc.Check(ctx, conn)
-			if err != nil {
-				run.TPCC.ChecksSkipped = err.Error()
-			}
-			run.TPCC.Checks = cs
+			skip = "the run was interrupted"
 		}
+		ctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+		defer cancel()
+		run.TPCC = tpcc.Finish(ctx, connString, in, skip)
 	}
 }
 

@@ -176,3 +176,32 @@ func Failed(cs []results.TPCCCheck) int {
 	}
 	return n
 }
+
+// Finish is a run's TPC-C-like section at its end: the figures of in (the
+// warehouses read from tpcc_meta when in has none) and, when check, the
+// consistency conditions; skip says why they are not run ("" to run them
+// when check). A connection that fails leaves the figures without checks,
+// ChecksSkipped saying why.
+func Finish(ctx context.Context, connString string, in Input, skip string) *results.TPCC {
+	conn, err := Connect(ctx, connString)
+	if err != nil {
+		t := Figures(in)
+		t.ChecksSkipped = "could not connect: " + err.Error()
+		return t
+	}
+	defer conn.Close(context.Background())
+	if in.Warehouses <= 0 {
+		in.Warehouses, _ = Warehouses(ctx, conn)
+	}
+	t := Figures(in)
+	if skip != "" {
+		t.ChecksSkipped = skip
+		return t
+	}
+	cs, err := Check(ctx, conn)
+	if err != nil {
+		t.ChecksSkipped = err.Error()
+	}
+	t.Checks = cs
+	return t
+}
