@@ -18,9 +18,9 @@ func TPCCBlocks(t *results.TPCC) []Block {
 	}
 	head := fmt.Sprintf("TPC-C-like (%s mode", t.Mode)
 	if t.Warehouses > 0 {
-		head += fmt.Sprintf(", %d warehouses", t.Warehouses)
+		head += fmt.Sprintf(", %d %s", t.Warehouses, format.Plural(t.Warehouses, "warehouse", "warehouses"))
 	}
-	head += fmt.Sprintf(", %d clients): %s", t.Clients, t.Note)
+	head += fmt.Sprintf(", %d %s): %s", t.Clients, format.Plural(t.Clients, "client", "clients"), t.Note)
 	lines := []string{
 		fmt.Sprintf("tpmC-like %s New-Orders/min (%s completed in %s, the 1 %% rolled back included)",
 			format.Rate(t.TpmC), format.Count(t.NewOrders), format.Seconds(t.MeasuredS)),
