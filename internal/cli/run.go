@@ -48,6 +48,7 @@ type runOptions struct {
 	json            bool
 	quiet           bool
 	noReport        bool
+	noCheck         bool // -b tpcc*: no consistency checks after the run
 	continueOnError bool
 	collect         collectOptions
 	explain         explainFlag
@@ -234,6 +235,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.StringVar(&o.runDir, "run-dir", "", "run directory (default ./pgtrial-runs/<time>-<workload>)")
 	f.BoolVar(&o.json, "json", false, "print the summary as JSON on stdout (nothing else goes to stdout)")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
+	f.BoolVar(&o.noCheck, "no-check", false, "-b tpcc/tpcc-spec: skip the TPC-C consistency checks after the run (a failed check fails the run)")
 	f.BoolVar(&o.noReport, "no-report", false, "do not write report.html and report.md into the run directory (pgtrial report writes them later)")
 	o.collect.addFlags(f)
 	addExplainFlag(f, &o.explain, "the findings in run.json are computed with it")
@@ -341,6 +343,9 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	}
 	tc.Scenarios = plan.scenarios
 	tc.ScenarioTotals()
+	if mode := tpccMode(o.scripts); mode != "" {
+		addTPCC(tc, mode, o.noCheck) // check.go
+	}
 	if !o.quiet {
 		tc.OnInterval = func(t *trial.Tick) { out.status(statusLine(t, o.rate)) }
 		out.println(describeStart(plan, o, tgt))
@@ -384,6 +389,9 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		endReport(w, stderr, func() (report.Written, error) { return writeRunReport(dirPath) })
 	}
 
+	if err := tpccFailed(run.TPCC, dirPath); err != nil {
+		return err
+	}
 	switch {
 	case r.Interrupted:
 		return &exitError{code: exitRunFail, err: fmt.Errorf("run interrupted by %s; the results up to then are in %s", r.Reason, dirPath)}

@@ -93,6 +93,9 @@ type runner struct {
 	// it stays, and this experiment writes none of its own.
 	foreign string
 	n       int // runs made
+
+	tpccWarehouses int         // builtin tpcc: tpcc_meta's warehouses (runner_tpcc.go)
+	tpccProbe      []trial.Var // builtin tpcc: the mix's probe variables
 }
 
 func (r *runner) out(format string, args ...any) {
@@ -177,7 +180,13 @@ func (r *runner) preflight(ctx context.Context) error {
 		return err
 	}
 	// Scripts.
-	if s.Workload.Builtin != "" {
+	if s.Workload.TPCCMode != "" {
+		sc, err := tpccScripts(s.Workload.Builtin) // runner_tpcc.go
+		if err != nil {
+			return err
+		}
+		r.scripts = sc
+	} else if s.Workload.Builtin != "" {
 		sc, err := trial.LoadScript(true, s.Workload.Builtin, 1)
 		if err != nil {
 			return err
@@ -256,6 +265,11 @@ func (r *runner) preflight(ctx context.Context) error {
 
 	// The workload's tables: loaded below when the file gives a scale, else
 	// they must be there.
+	if s.Workload.TPCCMode != "" {
+		if r.tpccWarehouses, r.tpccProbe, err = tpccPreflight(cctx, conn, s); err != nil { // runner_tpcc.go
+			return err
+		}
+	}
 	needs := trial.NeedsPgbench(r.scripts)
 	if s.Workload.Scale > 0 {
 		branches := int64(-1)
@@ -543,6 +557,9 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 	if p.phase != "" {
 		tc.Labels["phase"] = p.phase
 	}
+	if s.Workload.TPCCMode != "" {
+		r.addTPCC(tc) // runner_tpcc.go
+	}
 	if p.noLimit {
 		tc.LatencyLimit = 0
 	}
@@ -601,6 +618,9 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 	r.out("pgtrial: %s: %.1f tps, p50 %s ms, p99 %s ms%s", name, rr.TPS, format.Ms(rr.P50), format.Ms(rr.P99), skippedText(rr.SkippedShare))
 	if res.Interrupted {
 		return out, fmt.Errorf("run %s interrupted by %s", name, res.Reason)
+	}
+	if err := tpccFailed(name, res.Run.TPCC); err != nil {
+		return out, err
 	}
 	return out, nil
 }

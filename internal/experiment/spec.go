@@ -102,6 +102,13 @@ type Workload struct {
 	Protocol        script.Mode
 	MaxTries        int // 0: unlimited
 	ContinueOnError bool
+	// TPCCMode is builtin tpcc's mode, "throughput" or "spec" (tpcc.Mode*);
+	// "" for another workload. Warehouses is the warehouse count the file
+	// asks for (0: the database's, from tpcc_meta).
+	TPCCMode   string
+	Warehouses int
+
+	tpccModeGiven string // the decoder's: workload.mode as written, until checkTPCCKeys
 }
 
 // Script is one pgbench-language file of the workload.

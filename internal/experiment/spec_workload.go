@@ -5,12 +5,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/script"
 	"github.com/pgtrial/pgtrial/internal/target"
+	"github.com/pgtrial/pgtrial/internal/tpcc"
 	"github.com/pgtrial/pgtrial/internal/workload"
 )
 
@@ -88,6 +90,10 @@ func workloadSection() section[Workload] {
 			if !ok {
 				return
 			}
+			if mode, ok := tpcc.ModeOf(v); ok { // the TPC-C-like mixes (spec_tpcc.go)
+				w.Builtin, w.TPCCMode = strings.ToLower(v), mode
+				return
+			}
 			bi, n := workload.FindBuiltin(v)
 			if n == 1 {
 				w.Builtin = bi.Name
@@ -100,6 +106,8 @@ func workloadSection() section[Workload] {
 				w.Scale = int(v)
 			}
 		}},
+		{name: "warehouses", doc: "builtin tpcc: the TPC-C warehouses the database must have (pgtrial init -w tpcc --warehouses N)", dec: decodeWarehouses},
+		{name: "mode", doc: "builtin tpcc: spec (keying and think times, 10 terminals per warehouse) or throughput (no waits)", dec: decodeTPCCMode},
 		{name: "scripts", doc: "script files instead of builtin (-f)", dec: func(d *decoder, w *Workload, e entry, path string, f *fields) {
 			if _, both := f.get("builtin"); both {
 				d.problem(e.key, path, "builtin and scripts exclude each other: run a built-in script or script files")
@@ -124,7 +132,7 @@ func workloadSection() section[Workload] {
 		{name: "continue_on_error", doc: "count other SQL errors as failures (--continue-on-error)", dec: func(d *decoder, w *Workload, e entry, path string, _ *fields) {
 			w.ContinueOnError, _ = d.boolean(e.val, path)
 		}},
-	}}
+	}, check: checkTPCCKeys}
 }
 
 // scriptSection is one item of workload.scripts.

@@ -42,6 +42,7 @@ func RunReportWith(dir string, cfg *explain.Config) (*Doc, error) {
 	d.Add(r.status()...)
 	d.Add(r.header()...)
 	d.Add(r.summary()...)
+	d.Add(TPCCBlocks(run.TPCC)...) // tpcc.go
 	d.Add(r.timelineFigure())
 	d.Add(r.spectrumFigure())
 	d.Add(r.statementBlocks()...)

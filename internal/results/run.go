@@ -92,6 +92,8 @@ type Run struct {
 	Tallies []Tally `json:"tallies,omitempty"`
 	// TPCC is a TPC-C-like run's figures and consistency checks (tpcc.go).
 	TPCC *TPCC `json:"tpcc,omitempty"`
+	// WindowValues are trial.Config.WindowQueries' values (windowvalues.go).
+	WindowValues []WindowValue `json:"window_values,omitempty"`
 	// Scenarios are the run's concurrent scenarios, each with its own load
 	// and summary (scenarios.go); empty for a run of one load.
 	Scenarios []Scenario `json:"scenarios,omitempty"`

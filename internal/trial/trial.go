@@ -125,6 +125,15 @@ type Config struct {
 	// the checklist and run.json are final; its events go to events.jsonl
 	// (the experiment's injected stalls).
 	AfterRun func() []results.Event
+	// WindowQueries are SQL queries of one number each, run on a session of
+	// the run's own at the measured window's start and at its end (after
+	// the clients stopped); their values are in run.json's window_values
+	// and Result.WindowValues (windowq.go). TPC-C-like's NOPM uses it.
+	WindowQueries []string
+	// BeforeFinish, if set, is called with run.json's content and the
+	// result once the clients have stopped, before the checklist and the
+	// findings: what it adds to run (e.g. run.TPCC) is recorded.
+	BeforeFinish func(run *results.Run, r *Result)
 
 	// Pgbench, if set, runs the engine as pgbench does (the pgbench front
 	// end); nil: as pgtrial's own commands do.
@@ -163,6 +172,8 @@ type Result struct {
 	Aborted     int     // clients that aborted
 	Err         error   // the engine's error, if any (the run still counts)
 	LogErrors   []error // closing Config.Log's files, in thread order
+	// WindowValues are Config.WindowQueries' values at the window's start and end.
+	WindowValues []results.WindowValue
 }
 
 // Inspect connects once: the target's address, version and the settings
@@ -370,8 +381,11 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	var cpuMu sync.Mutex
 	var cpuAtMeasure time.Duration
 	cpuOK := false
+	wq := openWindowQueries(ctx, c.ConnString, c.WindowQueries) // windowq.go
+	defer wq.close()
 	rec.cfg.OnPhase = func(phase string, at time.Time) {
 		if phase == results.PhaseMeasure {
+			wq.start(endCtx)
 			cpuMu.Lock()
 			cpuAtMeasure, cpuOK = ProcessCPU()
 			cpuMu.Unlock()
@@ -467,6 +481,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		end = res.End
 	}
 	measure, writeErr := rec.Stop(end)
+	windowValues := wq.end(endCtx)
 	cpuAtEnd, cpuEndOK := ProcessCPU()
 	runLogger.flush()
 	var reason string
@@ -495,7 +510,8 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		return nil, &NotStartedError{Err: runErr, RunErr: runErr}
 	}
 
-	r := &Result{Run: run, Dir: c.Dir, Err: runErr, Measure: measure, Engine: res, LogErrors: logErrs}
+	r := &Result{Run: run, Dir: c.Dir, Err: runErr, Measure: measure, Engine: res, LogErrors: logErrs, WindowValues: windowValues}
+	run.WindowValues = windowValues
 	r.Interrupted = reason != "" || (res != nil && res.Interrupted)
 	if r.Interrupted {
 		if reason == "" {
@@ -558,6 +574,9 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 				c.out("pgtrial: warning: " + err.Error())
 			}
 		}
+	}
+	if c.BeforeFinish != nil {
+		c.BeforeFinish(run, r)
 	}
 	if dir != nil {
 		run.Checks = runChecks(run, c.Dir)
