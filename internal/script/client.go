@@ -18,6 +18,11 @@ type Program struct {
 	names   []string
 	index   map[string]int32
 	maps    [][]int32 // per script: local slot → program slot
+	// ZipfianBelowOne allows random_zipfian(lb, ub, s) with 0 < s < 1,
+	// pgtrial's extension (YCSB's θ = 0.99 by Gray et al.'s method,
+	// prng.GrayZipf; docs/script-extensions.md). `pgtrial run` sets it;
+	// the pgbench front end keeps pgbench's error.
+	ZipfianBelowOne bool
 }
 
 // NewProgram binds scripts together. The scripts are not modified.
@@ -59,6 +64,7 @@ type Client struct {
 	debug  io.Writer
 	stack  []Value // argument stack of standard functions
 	dbuf   []byte
+	zipf   prng.GrayZipf // the last random_zipfian(s < 1)'s generator, ζ cached
 }
 
 // NewClient makes a client with no variables defined. debug receives the

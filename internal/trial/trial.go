@@ -645,6 +645,7 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 		Streams:         streams,
 		Setup:           ClientSetup(c.Vars, scale, streams),
 	}
+	cfg.Program.ZipfianBelowOne = c.Pgbench == nil // pgtrial's extension (script.Program)
 	if c.Transactions == 0 {
 		cfg.Duration = c.Warmup + c.Duration
 	}
