@@ -35,6 +35,8 @@ type initOptions struct {
 	quiet           bool
 	force           bool
 	jobs            int
+	workload        string      // -w: pgbench (default), ycsb
+	ycsb            ycsbOptions // -w ycsb's flags (init_ycsb.go)
 }
 
 // connOptions select the server: a connection string (the argument or --url/-d) plus
@@ -80,11 +82,19 @@ PGHOSTADDR, PGPORT, PGDATABASE, PGUSER or PGSERVICE is set; else the local clust
 				}
 				o.conn.arg = args[0]
 			}
+			if o.workload == "ycsb" {
+				return runInitYCSB(cmd.Context(), o, cmd.ErrOrStderr())
+			}
+			if o.workload != "" && o.workload != "pgbench" {
+				return fmt.Errorf("unknown --workload %q: pgbench or ycsb", o.workload)
+			}
 			return runInit(cmd.Context(), o, cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
+	f.StringVarP(&o.workload, "workload", "w", "pgbench", "what to load: pgbench or ycsb (usertable; --records, --fields, --field-length)")
+	addYCSBFlags(f, &o.ycsb)
 	f.Int64VarP(&o.scale, "scale", "s", o.scale, "scale factor: branches; accounts = 100000 × scale")
 	f.StringVarP(&o.steps, "init-steps", "I", o.steps, `steps to run, in order, from "dtgGvpf"`)
 	f.IntVarP(&o.fillfactor, "fillfactor", "F", o.fillfactor, "fillfactor of branches, tellers and accounts (10..100)")
