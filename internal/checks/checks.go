@@ -195,7 +195,7 @@ func newInput(run *results.Run, timeline []results.TimelineRow, events []results
 }
 
 func (in *input) checks() []results.Check {
-	return []results.Check{
+	return append([]results.Check{
 		in.warmup(),
 		in.checkpointInWindow(),
 		Repeats([]VariantRuns{{Runs: 1}}),
@@ -207,7 +207,7 @@ func (in *input) checks() []results.Check {
 		in.clientCPU(),
 		in.rateAchieved(),
 		in.autovacuum(),
-	}
+	}, in.ycsbCache()...) // ycsb.go
 }
 
 // window is the measured phase.

@@ -103,6 +103,7 @@ func Run(v *RunView) *Doc {
 		d.Add(&Lines{Lines: []string{fmt.Sprintf("target %s tx/s, achieved %s tx/s (%s)",
 			format.Rate(s.TargetRate), format.Rate(s.AchievedRate), format.Share(share))}})
 	}
+	d.Add(YCSBBlocks(run)...) // ycsb.go
 	d.Add(EvidenceBlocks(run.Evidence, run.Collectors)...)
 	d.Add(RunFindingsBlocks(run.Findings)...)
 	if len(run.Checks) > 0 {
