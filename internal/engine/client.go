@@ -257,6 +257,11 @@ func (c *client) run() {
 				return
 			}
 		}
+		// The leading \think commands (think.go), before START_TX.
+		txFrom, txTo := e.txFrom[c.script], e.txTo[c.script]
+		if txFrom > 0 && !c.beforeTx(txFrom) {
+			return
+		}
 		// START_TX
 		now := e.now()
 		if c.afterWindow(now) {
@@ -315,8 +320,9 @@ func (c *client) run() {
 			c.scheduled = now
 		}
 		var st step
+		next := txTo
 		for {
-			st = c.attempt()
+			st, next = c.attempt(txFrom, txTo)
 			if st != stepError {
 				break
 			}
@@ -405,6 +411,14 @@ func (c *client) run() {
 			e.addConnTime(time.Since(t0))
 		}
 		if (cfg.Transactions > 0 && c.cnt >= cfg.Transactions && cfg.Duration == 0) || c.done() {
+			return
+		}
+		// The trailing \think commands (think.go), after the end was
+		// recorded; after a failure from the first of them.
+		if c.es != esNone {
+			next = txTo
+		}
+		if next < e.ncmds[c.script] && !c.afterTx(next) {
 			return
 		}
 	}
@@ -638,14 +652,33 @@ func (e *engine) pqError(err error) string {
 	return err.Error()
 }
 
-// attempt runs the script's commands once (one try of the transaction).
-func (c *client) attempt() step {
+// attempt runs the script's transaction once (one try): its commands
+// [from, to) (script.TxBounds: all of them without \think). It returns
+// where the script goes on after the transaction.
+func (c *client) attempt(from, to int) (step, int) {
+	c.sc.Begin(c.script)
+	st, i := c.runCommands(from, to)
+	if st != stepOK {
+		return st, i
+	}
+	if c.pipeline {
+		c.errorf("client %d aborted: end of script reached with pipeline open", c.id)
+		c.es = esMeta
+		return stepAbort, i
+	}
+	return stepOK, i
+}
+
+// runCommands runs the current script's commands from from until one
+// returns something else than stepOK or the next is at or after to; it
+// returns that step and the next command.
+func (c *client) runCommands(from, to int) (step, int) {
 	e := c.e
 	cfg := e.cfg
 	sc := c.sc
-	sc.Begin(c.script)
 	cmds := cfg.Program.Scripts[c.script].Commands
-	for i := 0; i < len(cmds); {
+	i := from
+	for i < to {
 		cmd := cmds[i]
 		var t0 int64
 		if cfg.PerCommand {
@@ -659,17 +692,12 @@ func (c *client) attempt() step {
 		}
 		if st != stepOK {
 			c.errCmd = i
-			return st
+			return st, i
 		}
 		if cfg.PerCommand {
 			c.rec.CommandDone(c.script, i, e.now()-t0)
 		}
 		i = sc.Next(i)
 	}
-	if c.pipeline {
-		c.errorf("client %d aborted: end of script reached with pipeline open", c.id)
-		c.es = esMeta
-		return stepAbort
-	}
-	return stepOK
+	return stepOK, i
 }

@@ -161,6 +161,12 @@ type Config struct {
 	// the server: the clients' sockets are shut down at once instead of
 	// after endGrace. nil: never.
 	Urgent <-chan struct{}
+	// TallyAfter is the time from the bench start after which \tally
+	// counts (the warm-up); it counts until the window's end under
+	// CutAtEnd, to the end of the run otherwise (think.go).
+	TallyAfter time.Duration
+	// TallyTop bounds each Result.Tallies' TopCounts (0: all).
+	TallyTop int
 }
 
 // The bounded end of a run (see the package comment): each cancel request
@@ -192,6 +198,8 @@ type Result struct {
 	// had not returned endGrace after the end (or at Urgent): the server
 	// did not answer the cancel requests in time.
 	Closed int
+	// Tallies are the \tally counts of all clients, merged (tally.go).
+	Tallies []script.Tally
 }
 
 // GroupOf returns the group (pgbench thread) of client i: pgbench gives
@@ -240,15 +248,20 @@ type engine struct {
 	stopped  atomic.Bool // interrupted or exit-on-abort
 	total    int64       // Σ weights
 	ncmds    []int
-	connMu   sync.Mutex
-	connTime time.Duration
-	abortMu  sync.Mutex
-	aborted  int
-	abortG   int
-	clients  []*client
-	stopCh   chan struct{}
-	stopOnce sync.Once
-	grouped  bool // groups run as polling loops (runGroup)
+	txFrom   []int // per script: script.TxBounds (think.go)
+	txTo     []int
+	// tallyFrom is when \tally starts counting (µs, engine time): set
+	// before the clients start.
+	tallyFrom int64
+	connMu    sync.Mutex
+	connTime  time.Duration
+	abortMu   sync.Mutex
+	aborted   int
+	abortG    int
+	clients   []*client
+	stopCh    chan struct{}
+	stopOnce  sync.Once
+	grouped   bool // groups run as polling loops (runGroup)
 	// dialCtx is every dial's context (startDialing): Run's, also
 	// cancelled when the engine stops.
 	dialCtx context.Context
@@ -301,8 +314,13 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	for _, w := range cfg.Weights {
 		e.total += int64(w)
 	}
+	if err := CheckThink(cfg.Program.Scripts, cfg.Rate); err != nil {
+		return nil, err
+	}
 	for _, s := range cfg.Program.Scripts {
 		e.ncmds = append(e.ncmds, len(s.Commands))
+		from, to := s.TxBounds()
+		e.txFrom, e.txTo = append(e.txFrom, from), append(e.txTo, to)
 	}
 	if cfg.Duration > 0 {
 		e.endTime = int64(cfg.Duration / time.Microsecond) // from the bench start under CutAtEnd: see there
@@ -386,6 +404,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		e.endTime += bench
 		e.windowEnd.CompareAndSwap(0, e.endTime)
 	}
+	e.tallyFrom = bench + int64(cfg.TallyAfter/time.Microsecond)
 	if cfg.Rate > 0 {
 		// pgbench: throttle_delay = 1e6 / rate · nthreads, per thread.
 		delay := 1e6 / cfg.Rate * float64(cfg.Groups)
@@ -454,6 +473,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 		}
 	}
 	res.Closed = int(e.closed.Load())
+	res.Tallies = e.tallies()
 	e.connMu.Lock()
 	res.ConnTime = e.connTime
 	e.connMu.Unlock()

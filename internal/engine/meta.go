@@ -49,6 +49,23 @@ func (c *client) metaCommand(i int, cmd *script.Command) step {
 		}
 	case script.MetaShell, script.MetaSetShell:
 		return c.shell(i, cmd)
+	case script.MetaThink:
+		return c.think(i)
+	case script.MetaTally:
+		if err := sc.Tally(i, c.tallyNow()); err != nil {
+			return c.execFailed(i, err)
+		}
+	case script.MetaWhile:
+		// A loop stops at the end of the run (interruption, exit on
+		// abort, the cut at -T's end) rather than run on until its
+		// iteration limit: the transaction is not counted (cut as
+		// unfinished under CutAtEnd).
+		if e.stopped.Load() {
+			return stepFinish
+		}
+		if err := sc.Exec(i); err != nil {
+			return c.execFailed(i, err)
+		}
 	case script.MetaStartPipeline:
 		if cfg.Mode == script.Simple {
 			return c.commandFailed(i, "startpipeline", "cannot use pipeline mode with the simple query protocol")

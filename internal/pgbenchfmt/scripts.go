@@ -100,7 +100,7 @@ func (p *parser) addFile(name string, weight int) error {
 // a syntax error, an empty script, the 129th script and a bad \if structure are fatal,
 // in that order.
 func (p *parser) addScript(desc, builtin, src string, weight int) error {
-	parsed, err := script.Parse(desc, src)
+	parsed, err := script.ParsePgbench(desc, src) // pgtrial's extensions are "invalid command" here
 	if err != nil {
 		// pgbench's lines; then, when they do not show it (no caret, or pgbench's
 		// misleading line for \gset), where the error is.

@@ -13,6 +13,7 @@ type ConditionError struct {
 	// matching \endif": the innermost unclosed \if), which pgbench's message
 	// does not say; the front end adds them as a detail line.
 	Line, Column int
+	what         string // "condition" when empty; "placement" for \think (think.go)
 }
 
 // Where is "FILE:LINE:COLUMN" of the offending command.
@@ -21,7 +22,11 @@ func (e *ConditionError) Where() string {
 }
 
 func (e *ConditionError) Error() string {
-	return fmt.Sprintf("condition error in script \"%s\" command %d: %s", e.Script, e.Command, e.Msg)
+	what := e.what
+	if what == "" {
+		what = "condition"
+	}
+	return fmt.Sprintf("%s error in script \"%s\" command %d: %s", what, e.Script, e.Command, e.Msg)
 }
 
 // Conditional states (fe_utils/conditional.h).
@@ -41,9 +46,12 @@ const (
 // messages are `\elif without matching \if`, `\elif after \else`,
 // `\else without matching \if`, `\else after \else`,
 // `\endif without matching \if` and `\if without matching \endif`.
+// With pgtrial's \while (while.go) it checks the nesting of both kinds of
+// block (`\endwhile without matching \while`, `\while without matching
+// \endwhile`, an \if closed inside a \while or the reverse), then where
+// \think commands are (think.go).
 func (s *Script) CheckConditionals() error {
-	var stack []ifState
-	var ifs []*Command // the open \if of each stack level
+	var stack []block // the open blocks, innermost last
 	fail := func(i int, at *Command, msg string) error {
 		return &ConditionError{Script: s.Name, Command: i + 1, Msg: msg, Line: at.Line, Column: at.Column}
 	}
@@ -51,37 +59,62 @@ func (s *Script) CheckConditionals() error {
 		if c.Kind != MetaCommand {
 			continue
 		}
+		top := len(stack) - 1
 		switch c.Meta {
 		case MetaIf:
-			stack = append(stack, ifFalse)
-			ifs = append(ifs, c)
-		case MetaElif:
-			if len(stack) == 0 {
-				return fail(i, c, `\elif without matching \if`)
+			stack = append(stack, block{cmd: c, state: ifFalse})
+		case MetaWhile:
+			stack = append(stack, block{cmd: c, loop: true})
+		case MetaElif, MetaElse, MetaEndif:
+			if top >= 0 && stack[top].loop {
+				return fail(i, c, fmt.Sprintf(`\%s without matching \if: the \while of line %d is not closed`, c.Meta, stack[top].cmd.Line))
 			}
-			if stack[len(stack)-1] == ifElseFalse {
-				return fail(i, c, `\elif after \else`)
+			switch c.Meta {
+			case MetaElif:
+				if top < 0 {
+					return fail(i, c, `\elif without matching \if`)
+				}
+				if stack[top].state == ifElseFalse {
+					return fail(i, c, `\elif after \else`)
+				}
+			case MetaElse:
+				if top < 0 {
+					return fail(i, c, `\else without matching \if`)
+				}
+				if stack[top].state == ifElseFalse {
+					return fail(i, c, `\else after \else`)
+				}
+				stack[top].state = ifElseFalse
+			case MetaEndif:
+				if top < 0 {
+					return fail(i, c, `\endif without matching \if`)
+				}
+				stack = stack[:top]
 			}
-		case MetaElse:
-			if len(stack) == 0 {
-				return fail(i, c, `\else without matching \if`)
+		case MetaEndwhile:
+			if top < 0 {
+				return fail(i, c, `\endwhile without matching \while`)
 			}
-			if stack[len(stack)-1] == ifElseFalse {
-				return fail(i, c, `\else after \else`)
+			if !stack[top].loop {
+				return fail(i, c, fmt.Sprintf(`\endwhile without matching \while: the \if of line %d is not closed`, stack[top].cmd.Line))
 			}
-			stack[len(stack)-1] = ifElseFalse
-		case MetaEndif:
-			if len(stack) == 0 {
-				return fail(i, c, `\endif without matching \if`)
-			}
-			stack = stack[:len(stack)-1]
-			ifs = ifs[:len(ifs)-1]
+			stack = stack[:top]
 		}
 	}
-	if len(stack) > 0 {
-		return fail(len(s.Commands), ifs[len(ifs)-1], `\if without matching \endif`)
+	if n := len(stack); n > 0 {
+		if stack[n-1].loop {
+			return fail(len(s.Commands), stack[n-1].cmd, `\while without matching \endwhile`)
+		}
+		return fail(len(s.Commands), stack[n-1].cmd, `\if without matching \endif`)
 	}
-	return nil
+	return s.checkThinks()
+}
+
+// block is an open \if or \while of CheckConditionals.
+type block struct {
+	cmd   *Command
+	loop  bool    // \while
+	state ifState // \if: ifElseFalse after its \else
 }
 
 // CheckEmpty fails as pgbench does for a script without commands:

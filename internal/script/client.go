@@ -23,6 +23,9 @@ type Program struct {
 	// prng.GrayZipf; docs/script-extensions.md). `pgtrial run` sets it;
 	// the pgbench front end keeps pgbench's error.
 	ZipfianBelowOne bool
+	// \tally names (tally.go): the program's, and per script local → program
+	tallyNames []string
+	tallyMaps  [][]int32
 }
 
 // NewProgram binds scripts together. The scripts are not modified.
@@ -41,6 +44,7 @@ func NewProgram(scripts ...*Script) *Program {
 		}
 		p.maps = append(p.maps, m)
 	}
+	p.bindTallies()
 	return p
 }
 
@@ -65,6 +69,11 @@ type Client struct {
 	stack  []Value // argument stack of standard functions
 	dbuf   []byte
 	zipf   prng.GrayZipf // the last random_zipfian(s < 1)'s generator, ζ cached
+	jump   int32         // 1 + the command Next returns after a \while or \endwhile; 0: none
+	loops  int           // \while iterations since Begin (MaxLoopIterations)
+	// tallies are the client's \tally counts by program tally slot
+	// (tally.go), allocated at the first counted \tally.
+	tallies []tallyCounts
 }
 
 // NewClient makes a client with no variables defined. debug receives the
@@ -89,6 +98,7 @@ func (c *Client) Begin(script int) {
 	c.cmds = c.prog.Scripts[script].Commands
 	c.cond = c.cond[:0]
 	c.cmd = 0
+	c.jump, c.loops = 0, 0
 }
 
 // Script returns the number of the current script.
@@ -110,8 +120,14 @@ func (c *Client) Active() bool { return c.cond.active() }
 // CSTATE_END_COMMAND and CSTATE_SKIP_COMMAND do (a nested \if in a skipped
 // branch is ignored; an \elif whose \if was false is returned so that its
 // condition gets evaluated). It returns the number of commands at the end
-// of the script.
+// of the script. After a \while or \endwhile it returns where the loop
+// goes (while.go).
 func (c *Client) Next(i int) int {
+	if c.jump != 0 {
+		j := int(c.jump - 1)
+		c.jump = 0
+		return j
+	}
 	cmds := c.cmds
 	i++
 	if c.cond.active() {
@@ -199,7 +215,8 @@ func execErr(err error, cmd, reason string) *ExecError {
 }
 
 // Exec runs meta-command i of the current script when it is \set, \if,
-// \elif, \else or \endif (pgbench's executeMetaCommand for those), updating
+// \elif, \else or \endif (pgbench's executeMetaCommand for those), or
+// pgtrial's \while or \endwhile (while.go), updating
 // variables and the conditional stack. Other meta-commands and SQL
 // commands are left to the caller (see SleepMicros, ShellCommand,
 // AppendSQL); Exec does nothing for them. Errors are *ExecError.
@@ -250,6 +267,10 @@ func (c *Client) Exec(i int) error {
 		}
 	case MetaEndif:
 		c.cond.pop()
+	case MetaWhile, MetaEndwhile:
+		return c.execWhile(i, cmd)
+	case MetaTally:
+		return c.Tally(i, true)
 	}
 	return nil
 }
@@ -276,12 +297,12 @@ func (c *Client) SleepMicros(i int) (int32, error) {
 	if sp.fromVar {
 		v := &c.vars[c.slots[sp.slot]]
 		if !v.defined {
-			return 0, &ExecError{Msg: fmt.Sprintf("%s: undefined variable \"%s\"", cmd.Args[0], sp.name), Cmd: "sleep", Reason: reasonExec}
+			return 0, &ExecError{Msg: fmt.Sprintf("%s: undefined variable \"%s\"", cmd.Args[0], sp.name), Cmd: cmd.Meta.String(), Reason: reasonExec}
 		}
 		s := string(v.text())
 		usec = cnum.Atoi(s)
 		if usec == 0 && (s == "" || !isDigit(s[0])) {
-			return 0, &ExecError{Msg: fmt.Sprintf("%s: invalid sleep time \"%s\" for variable \"%s\"", cmd.Args[0], s, sp.name), Cmd: "sleep", Reason: reasonExec}
+			return 0, &ExecError{Msg: fmt.Sprintf("%s: invalid %s time \"%s\" for variable \"%s\"", cmd.Args[0], cmd.Meta, s, sp.name), Cmd: cmd.Meta.String(), Reason: reasonExec}
 		}
 	}
 	return usec * sp.mult, nil

@@ -19,6 +19,9 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Add(tpcbLike)
+	for _, s := range extensionScripts {
+		f.Add(s)
+	}
 	f.Fuzz(func(t *testing.T, src string) {
 		s, err := Parse("fuzz.sql", src)
 		if err != nil {
@@ -59,9 +62,15 @@ func runFuzzTransaction(t *testing.T, s *Script, checked bool) {
 	_ = c.SetInt("startup", "scale", 1)
 	_ = c.SetInt("startup", "default_seed", 5)
 	c.Begin(0)
-	steps := 0
+	steps, loops := 0, false
+	for _, cmd := range s.Commands {
+		loops = loops || cmd.Meta == MetaWhile
+	}
 	for i := 0; i < len(s.Commands); i = c.Next(i) {
 		if steps++; steps > 10*len(s.Commands)+10 {
+			if loops {
+				return // a \while may loop up to MaxLoopIterations
+			}
 			t.Fatal("no progress")
 		}
 		cmd := s.Commands[i]
@@ -71,6 +80,8 @@ func runFuzzTransaction(t *testing.T, s *Script, checked bool) {
 			_ = c.AppendParams(nil, i)
 		case cmd.Meta == MetaSleep:
 			_, _ = c.SleepMicros(i)
+		case cmd.Meta == MetaThink:
+			_, _ = c.ThinkMicros(i)
 		case cmd.Meta == MetaShell:
 			_, _ = c.ShellCommand(i)
 		case cmd.Meta == MetaSetShell:
@@ -149,4 +160,13 @@ func FuzzEval(f *testing.F) {
 			t.Fatalf("bad kind %v", v1.Kind())
 		}
 	})
+}
+
+// extensionScripts seed the fuzzer with pgtrial's extensions.
+var extensionScripts = []string{
+	"\\set ol 1\n\\while :ol <= 10\n\\set i_id random(1, 100000)\nSELECT :i_id \\gset\n\\set ol :ol + 1\n\\endwhile\n",
+	"\\while 1\n\\if 0\n\\endwhile\n\\endif\n",
+	"\\think 18 s\nSELECT 1;\n\\set think random_exponential(0, 120000, 10)\n\\think :think ms\n",
+	"SELECT 1;\n\\think 1\nSELECT 2;\n",
+	"\\set k random(1, 1000)\n\\tally key :k\nSELECT :k;\n",
 }

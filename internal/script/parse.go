@@ -35,6 +35,12 @@ const (
 	MetaStartPipeline
 	MetaSyncPipeline
 	MetaEndPipeline
+	// pgtrial's extensions (docs/script-extensions.md); the pgbench front
+	// end (ParsePgbench) does not know them.
+	MetaWhile
+	MetaEndwhile
+	MetaThink
+	MetaTally
 )
 
 var metaNames = [...]string{
@@ -43,6 +49,7 @@ var metaNames = [...]string{
 	MetaElif: "elif", MetaElse: "else", MetaEndif: "endif",
 	MetaStartPipeline: "startpipeline", MetaSyncPipeline: "syncpipeline",
 	MetaEndPipeline: "endpipeline",
+	MetaWhile:       "while", MetaEndwhile: "endwhile", MetaThink: "think", MetaTally: "tally",
 }
 
 // String returns the meta-command's canonical (lower-case) name.
@@ -53,9 +60,14 @@ func (m Meta) String() string {
 	return "?"
 }
 
-// metaByName is getMetaCommand: a case-insensitive match.
-func metaByName(word string) Meta {
-	for m := MetaSet; m <= MetaEndPipeline; m++ {
+// metaByName is getMetaCommand: a case-insensitive match; pgtrial's
+// extensions only when ext is set.
+func metaByName(word string, ext bool) Meta {
+	last := MetaEndPipeline
+	if ext {
+		last = MetaTally
+	}
+	for m := MetaSet; m <= last; m++ {
 		if equalFoldASCII(word, metaNames[m]) {
 			return m
 		}
@@ -101,7 +113,9 @@ type Command struct {
 	setSlot  int32     // \set target (script-local slot)
 	setValid bool      // \set target is a valid variable name
 	refs     []sqlRef  // SQL: :name occurrences in Text
-	sleep    sleepSpec // \sleep
+	sleep    sleepSpec // \sleep, \think
+	jump     int32     // \while: the index after its \endwhile; \endwhile: its \while's
+	tally    int32     // \tally: the script-local tally slot
 	words    []wordArg // \setshell, \shell: the command words
 }
 
@@ -111,6 +125,12 @@ type Script struct {
 	Name     string
 	Commands []*Command
 	syms     symbols
+	tallies  symbols // \tally names
+	// txStart and txEnd bound the transaction (think.go): commands
+	// [0, txStart) run before it, [txEnd, len) after; 0 and len(Commands)
+	// without \think.
+	txStart, txEnd int
+	hasThink       bool
 }
 
 // symbols interns the variable names a script refers to; a name's index is
@@ -212,7 +232,8 @@ type parser struct {
 	lines    []int // offsets of '\n' bytes, for line numbers
 	sc       sqlScanner
 	s        *Script
-	gsetLine int // line of "\gset must follow an SQL command" (see Parse)
+	gsetLine int  // line of "\gset must follow an SQL command" (see Parse)
+	ext      bool // pgtrial's extensions are known (Parse, not ParsePgbench)
 }
 
 // lineAt returns the 1-based line of offset off (counting '\n' bytes before
@@ -249,11 +270,20 @@ func (p *parser) lineAt(off int) int {
 // checks pgbench makes after parsing are separate: CheckEmpty,
 // CheckConditionals, and Prepare for the protocol mode. As in pgbench, the
 // text is cut at the first NUL byte.
-func Parse(name, src string) (*Script, error) {
+//
+// Parse knows pgtrial's extensions (\while, \think, \tally:
+// docs/script-extensions.md); ParsePgbench is pgbench's language alone.
+func Parse(name, src string) (*Script, error) { return parse(name, src, true) }
+
+// ParsePgbench parses pgbench's language exactly: pgtrial's extensions are
+// "invalid command", as pgbench says of any meta-command it does not know.
+func ParsePgbench(name, src string) (*Script, error) { return parse(name, src, false) }
+
+func parse(name, src string, ext bool) (*Script, error) {
 	if i := strings.IndexByte(src, 0); i >= 0 {
 		src = src[:i]
 	}
-	p := &parser{name: name, src: src, sc: sqlScanner{src: src}, s: &Script{Name: name}}
+	p := &parser{name: name, src: src, sc: sqlScanner{src: src}, s: &Script{Name: name}, ext: ext}
 	for i := 0; i < len(src); i++ {
 		if src[i] == '\n' {
 			p.lines = append(p.lines, i)
@@ -286,6 +316,7 @@ func Parse(name, src string) (*Script, error) {
 			}
 		}
 	}
+	p.s.link()
 	return p.s, nil
 }
 
@@ -344,7 +375,7 @@ func (p *parser) backslash(bs int) (int, error) {
 	if !ok {
 		return pos, nil // a lone backslash: no command
 	}
-	c := &Command{Kind: MetaCommand, Line: line, Column: p.columnAt(bs), Args: []string{word}, Meta: metaByName(word)}
+	c := &Command{Kind: MetaCommand, Line: line, Column: p.columnAt(bs), Args: []string{word}, Meta: metaByName(word, p.ext)}
 	perr := func(msg, more, text string, col int) *ParseError {
 		at := bs
 		if col > 0 {
@@ -355,16 +386,20 @@ func (p *parser) backslash(bs int) (int, error) {
 	}
 	offsets := []int{wstart}
 	switch c.Meta {
-	case MetaSet, MetaIf, MetaElif:
-		if c.Meta == MetaSet {
+	case MetaSet, MetaIf, MetaElif, MetaWhile, MetaTally:
+		if c.Meta == MetaSet || c.Meta == MetaTally {
 			v, _, next, ok := lexWord(src, pos)
 			if !ok {
 				return 0, perr("missing argument", "", "", 0)
 			}
 			c.Args = append(c.Args, v)
 			pos = next
-			c.setSlot = p.s.syms.intern(v)
-			c.setValid = ValidVarName(v)
+			if c.Meta == MetaTally {
+				c.tally = p.s.tallies.intern(v)
+			} else {
+				c.setSlot = p.s.syms.intern(v)
+				c.setValid = ValidVarName(v)
+			}
 		}
 		ep := exprParser{lx: exprLexer{src: src, pos: pos}, syms: &p.s.syms}
 		c.expr = ep.parse()
@@ -396,7 +431,7 @@ func (p *parser) backslash(bs int) (int, error) {
 	c.FirstLine = c.Text
 	argc := len(c.Args)
 	switch c.Meta {
-	case MetaSleep:
+	case MetaSleep, MetaThink:
 		if argc < 2 {
 			return 0, perr("missing argument", "", c.Text, 0)
 		}
@@ -419,7 +454,7 @@ func (p *parser) backslash(bs int) (int, error) {
 					offsets = append(offsets, offsets[1]+k)
 					argc = 3
 				} else {
-					return 0, perr("invalid sleep time, must be an integer", a, c.Text, offsets[1]-bs+1)
+					return 0, perr("invalid "+c.Meta.String()+" time, must be an integer", a, c.Text, offsets[1]-bs+1)
 				}
 			}
 		}
@@ -440,7 +475,7 @@ func (p *parser) backslash(bs int) (int, error) {
 			return 0, perr("missing command", "", c.Text, 0)
 		}
 		c.words = p.wordArgs(c.Args[1:])
-	case MetaElse, MetaEndif, MetaStartPipeline, MetaEndPipeline, MetaSyncPipeline:
+	case MetaElse, MetaEndif, MetaStartPipeline, MetaEndPipeline, MetaSyncPipeline, MetaEndwhile:
 		if argc != 1 {
 			return 0, perr("unexpected argument", "", c.Text, 0)
 		}

@@ -280,6 +280,9 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		ncmds[i] = len(s.Parsed.Commands)
 		wl.Scripts = append(wl.Scripts, results.ScriptWeight{Name: s.Name, Weight: s.Weight})
 	}
+	if err := engine.CheckThink(programs, c.Rate); err != nil {
+		return nil, err
+	}
 	needsPgbench := NeedsPgbench(c.Scripts)
 	if needsPgbench || c.Pgbench != nil {
 		wl.Scale = c.Scale
@@ -500,6 +503,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	}
 	if res != nil {
 		r.Aborted = res.Aborted
+		run.Tallies = runTallies(res.Tallies) // tally.go
 	}
 	if r.Aborted > 0 {
 		rec.Aborted(end, r.Aborted, c.Clients)
@@ -644,6 +648,8 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 		PerCommand:      c.PerCommand,
 		Streams:         streams,
 		Setup:           ClientSetup(c.Vars, scale, streams),
+		TallyAfter:      c.Warmup, // \tally counts in the measured window (tally.go)
+		TallyTop:        results.MaxTallyTop,
 	}
 	cfg.Program.ZipfianBelowOne = c.Pgbench == nil // pgtrial's extension (script.Program)
 	if c.Transactions == 0 {
