@@ -13,7 +13,10 @@ import "strconv"
 //     client's "latest" follows its inserts and, at every insert, everyone
 //     else's before it;
 //   - uniform, latest: the request distribution; both 0 is YCSB's scrambled
-//     zipfian (θ = 0.99 over 10^10 items, FNV-1a-hashed onto the keys),
+//     zipfian (θ = 0.99 over 10^10 items, FNV-1a-hashed onto the loaded
+//     keys 0..records−1: the modulus must not move with the inserts, or
+//     the hot keys would move at every insert; YCSB hashes onto
+//     records + the expected inserts and redraws beyond the last),
 //     uniform=1 uniform over the keys, latest=1 YCSB's SkewedLatest (the
 //     newest keys hottest: maxkey − zipfian(θ = 0.99 over maxkey+1)).
 //
@@ -62,7 +65,7 @@ const ycsbKey = `\if :uniform
 \elif :latest
 \set k :maxkey - random_zipfian(0, :maxkey, 0.99)
 \else
-\set k abs(hash_fnv1a(random_zipfian(0, 9999999999, 0.99))) % (:maxkey + 1)
+\set k abs(hash_fnv1a(random_zipfian(0, 9999999999, 0.99))) % :records
 \endif
 \tally key :k
 `
