@@ -18,9 +18,9 @@ const YCSBTally = "key"
 // the expectation is workload.YCSBHotShare (a seeded simulation of the
 // scripts' generator with the run's number of draws). Records and the
 // distribution come from the command line's -D records=, uniform=1,
-// latest=1 (the mixes' probe reads them from ycsb_meta at run time; a run
-// without -D records shows the share without expectation), ycsb-d's
-// default being latest. Nothing for runs without that tally.
+// latest=1 (the mixes' probe reads them from ycsb_meta at run time), else
+// usertable's row estimate in the run's evidence; a run with neither shows
+// the share without expectation. ycsb-d's default is latest. Nothing for runs without that tally.
 func YCSBBlocks(run *results.Run) []Block {
 	if run == nil {
 		return nil
@@ -45,6 +45,14 @@ func YCSBBlocks(run *results.Run) []Block {
 		dist = workload.YCSBLatest
 	}
 	records, _ := strconv.ParseInt(vars["records"], 10, 64)
+	if records <= 0 && run.Server != nil {
+		// else usertable's row estimate at the run's start (the evidence)
+		for _, ts := range run.Server.Tables {
+			if ts.Name == "usertable" {
+				records = ts.Rows
+			}
+		}
+	}
 	base := tl.Distinct
 	if records > 0 {
 		base = records
@@ -58,7 +66,7 @@ func YCSBBlocks(run *results.Run) []Block {
 	line := fmt.Sprintf("hottest 1 %% of keys (%d keys): %.1f %% of operations", k, 100*share)
 	switch {
 	case records <= 0:
-		line += fmt.Sprintf(" (of the %d keys drawn; no expectation: the record count is not in run.json, give -D records=N)", tl.Distinct)
+		line += fmt.Sprintf(" (of the %d keys drawn; no expectation: the record count is not in run.json (no -D records=N, no usertable size))", tl.Distinct)
 	case int64(len(tl.TopCounts)) < k && tl.Capped:
 		line += " (a lower bound: the tally kept fewer keys than that)"
 	default:
