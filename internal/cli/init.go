@@ -35,7 +35,9 @@ type initOptions struct {
 	quiet           bool
 	force           bool
 	jobs            int
-	workload        string      // -w: pgbench (default), ycsb
+	workload        string      // -w: "pgbench" (default), "tpcc" or "ycsb"
+	warehouses      int         // -w tpcc
+	seed            uint64      // -w tpcc: the generators' seed
 	ycsb            ycsbOptions // -w ycsb's flags (init_ycsb.go)
 }
 
@@ -73,7 +75,13 @@ f foreign keys. Default: dtgvp.
 The server: the argument or --url/-d, with -h, -p and -U overriding its parts (-h or
 -p alone name a server, as for pgbench); else the libpq environment when any of PGHOST,
 PGHOSTADDR, PGPORT, PGDATABASE, PGUSER or PGSERVICE is set; else the local cluster
-"default", created and started if needed. The first line says which and why.`,
+"default", created and started if needed. The first line says which and why.
+
+-w tpcc loads the TPC-C-like tables instead (warehouse, district, customer, history,
+new_order, orders, order_line, item, stock, tpcc_meta; COMMENT 'pgtrial:tpcc') for
+--warehouses N: rows generated in the client from --seed, COPY on -j connections by
+warehouse, keys and VACUUM ANALYZE in parallel; -s, -I, -F and the partition flags do not
+apply. Run it with "pgtrial run -b tpcc" (docs/tpcc.md).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -82,19 +90,11 @@ PGHOSTADDR, PGPORT, PGDATABASE, PGUSER or PGSERVICE is set; else the local clust
 				}
 				o.conn.arg = args[0]
 			}
-			if o.workload == "ycsb" {
-				return runInitYCSB(cmd.Context(), o, cmd.ErrOrStderr())
-			}
-			if o.workload != "" && o.workload != "pgbench" {
-				return fmt.Errorf("unknown --workload %q: pgbench or ycsb", o.workload)
-			}
 			return runInit(cmd.Context(), o, cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
-	f.StringVarP(&o.workload, "workload", "w", "pgbench", "what to load: pgbench or ycsb (usertable; --records, --fields, --field-length)")
-	addYCSBFlags(f, &o.ycsb)
 	f.Int64VarP(&o.scale, "scale", "s", o.scale, "scale factor: branches; accounts = 100000 × scale")
 	f.StringVarP(&o.steps, "init-steps", "I", o.steps, `steps to run, in order, from "dtgGvpf"`)
 	f.IntVarP(&o.fillfactor, "fillfactor", "F", o.fillfactor, "fillfactor of branches, tellers and accounts (10..100)")
@@ -108,6 +108,10 @@ PGHOSTADDR, PGPORT, PGDATABASE, PGUSER or PGSERVICE is set; else the local clust
 	f.StringVar(&o.indexTablespace, "index-tablespace", "", "create primary key indexes in this tablespace")
 	f.BoolVar(&o.force, "force", false, "drop, overwrite, vacuum or add keys to pgbench tables that pgtrial did not create")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, fmt.Sprintf("connections working at once (0: %d)", loader.DefaultJobs))
+	f.StringVarP(&o.workload, "workload", "w", "pgbench", `schema to load: "pgbench", "tpcc" (TPC-C-like: --warehouses, --seed) or "ycsb" (usertable: --records, --fields, --field-length)`)
+	addYCSBFlags(f, &o.ycsb)
+	f.IntVar(&o.warehouses, "warehouses", 1, "-w tpcc: warehouses to load (about 100 MB each)")
+	f.Uint64Var(&o.seed, "seed", 1, "-w tpcc: seed of the row generators (the same seed loads the same rows)")
 	f.StringVarP(&o.conn.url, "url", "d", "", "connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster")
 	// -h is pgbench's host, so help is --help only.
 	f.Bool("help", false, "help for init")
@@ -152,6 +156,15 @@ func initConfig(o initOptions) (loader.Config, error) {
 }
 
 func runInit(ctx context.Context, o initOptions, stderr io.Writer) error {
+	switch o.workload {
+	case "pgbench":
+	case "tpcc":
+		return runInitTPCC(ctx, o, stderr)
+	case "ycsb":
+		return runInitYCSB(ctx, o, stderr)
+	default:
+		return fmt.Errorf("invalid --workload %q: expecting \"pgbench\", \"tpcc\" or \"ycsb\"", o.workload)
+	}
 	cfg, err := initConfig(o)
 	if err != nil {
 		return err

@@ -132,7 +132,9 @@ client, warm-up included.
 Workload: a built-in script (-b; tpcb-like, simple-update, select-only; any
 unambiguous prefix) or pgbench-language script files (-f), each with an optional
 @WEIGHT for the mix (default 1). Built-in scripts need the pgbench tables ("pgtrial
-init"); the scale is read from pgbench_branches.
+init"); the scale is read from pgbench_branches. A built-in mix (-b tpcc, -b tpcc-spec:
+TPC-C-like, docs/tpcc.md) runs its scripts with their weights; it needs "pgtrial init
+-w tpcc" and reads its variables from tpcc_meta (a -D of the same name wins).
 
 Target, as libpq finds it: a postgres:// URL, a key=value connection string or a
 database name, as the argument or --url; else the libpq environment when any of
@@ -206,7 +208,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f := cmd.Flags()
 	f.SortFlags = false
 	f.StringVar(&o.url, "url", "", `connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster "default"`)
-	f.VarP(scriptFlag{list: &o.scripts, builtin: true}, "builtin", "b", "built-in script NAME (tpcb-like, simple-update, select-only; a prefix works) with optional @WEIGHT; repeatable (default tpcb-like)")
+	f.VarP(scriptFlag{list: &o.scripts, builtin: true}, "builtin", "b", "built-in script NAME (tpcb-like, simple-update, select-only; a prefix works) with optional @WEIGHT, or a built-in mix (tpcc, tpcc-spec); repeatable (default tpcb-like)")
 	f.VarP(scriptFlag{list: &o.scripts}, "file", "f", "pgbench-language script FILE with optional @WEIGHT; repeatable")
 	f.IntVarP(&o.clients, "clients", "c", o.clients, "clients (connections)")
 	f.IntVarP(&o.threads, "threads", "j", o.threads, "client threads (groups), each polling its clients' sockets with its own arrival schedule at rate/threads; 0 = min(clients, CPUs)")
@@ -292,6 +294,11 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	for i, v := range plan.vars {
 		vars[i] = trial.Var{Name: v[0], Value: v[1]}
 	}
+	probed, err := trial.RunProbe(ctx, connString, plan.mix, plan.probe, vars)
+	if err != nil {
+		return err
+	}
+	vars = append(vars, probed...)
 	tc := &trial.Config{
 		ConnString:      connString,
 		Target:          tgt.target,

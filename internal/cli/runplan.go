@@ -28,6 +28,7 @@ type runPlan struct {
 	threads      int
 	warnings     []string
 	needsPgbench bool
+	mix, probe   string // a Mix given with -b (tpcc) and its Probe
 }
 
 // planRun checks the options without connecting: everything a user can get
@@ -131,6 +132,20 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 	}
 	var total int64
 	for _, sp := range specs {
+		if sp.builtin { // a Mix (-b tpcc) stands for its scripts
+			m, ms, ok, err := trial.LoadMix(sp.arg)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				for _, s := range ms {
+					total += int64(s.Weight)
+				}
+				p.scripts = append(p.scripts, ms...)
+				p.mix, p.probe = m.Name, m.Probe
+				continue
+			}
+		}
 		rs, err := trial.ParseScriptArg(sp.builtin, sp.arg)
 		if err != nil {
 			return nil, err
@@ -146,6 +161,9 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 	}
 	p.needsPgbench = trial.NeedsPgbench(p.scripts)
 	p.workload = trial.WorkloadName(p.scripts)
+	if p.mix != "" && len(specs) == 1 {
+		p.workload = p.mix
+	}
 	if err := trial.PrepareScripts(p.scripts, p.mode); err != nil {
 		return nil, err
 	}

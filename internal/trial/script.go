@@ -54,6 +54,13 @@ func LoadScript(builtin bool, arg string, weight int) (Script, error) {
 		}
 		name, desc, src = arg, arg, string(data)
 	}
+	s, err := loadText(name, desc, src, weight)
+	s.Builtin = builtin
+	return s, err
+}
+
+// loadText parses and checks one script's text.
+func loadText(name, desc, src string, weight int) (Script, error) {
 	parsed, err := script.Parse(desc, src)
 	if err != nil {
 		var pe *script.ParseError
@@ -71,7 +78,7 @@ func LoadScript(builtin bool, arg string, weight int) (Script, error) {
 		}
 		return Script{}, err
 	}
-	return Script{Name: name, Builtin: builtin, Weight: weight, Parsed: parsed}, nil
+	return Script{Name: name, Weight: weight, Parsed: parsed}, nil
 }
 
 // WorkloadName names a workload: its scripts' names joined by "+", a
