@@ -207,7 +207,7 @@ func (in *input) checks() []results.Check {
 		in.clientCPU(),
 		in.rateAchieved(),
 		in.autovacuum(),
-	}, in.tpcc()...) // tpcc.go
+	}, append(in.tpcc(), in.ycsbCache()...)...) // tpcc.go, ycsb.go
 }
 
 // window is the measured phase.

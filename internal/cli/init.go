@@ -35,9 +35,10 @@ type initOptions struct {
 	quiet           bool
 	force           bool
 	jobs            int
-	workload        string // -w: "pgbench" (default) or "tpcc"
-	warehouses      int    // -w tpcc
-	seed            uint64 // -w tpcc: the generators' seed
+	workload        string      // -w: "pgbench" (default), "tpcc" or "ycsb"
+	warehouses      int         // -w tpcc
+	seed            uint64      // -w tpcc: the generators' seed
+	ycsb            ycsbOptions // -w ycsb's flags (init_ycsb.go)
 }
 
 // connOptions select the server: a connection string (the argument or --url/-d) plus
@@ -107,7 +108,8 @@ apply. Run it with "pgtrial run -b tpcc" (docs/tpcc.md).`,
 	f.StringVar(&o.indexTablespace, "index-tablespace", "", "create primary key indexes in this tablespace")
 	f.BoolVar(&o.force, "force", false, "drop, overwrite, vacuum or add keys to pgbench tables that pgtrial did not create")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, fmt.Sprintf("connections working at once: partitions loaded, keys built (0: this machine's CPUs, %d..%d)", loader.DefaultJobs, loader.MaxAutoJobs))
-	f.StringVarP(&o.workload, "workload", "w", "pgbench", `schema to load: "pgbench" or "tpcc" (TPC-C-like: --warehouses, --seed)`)
+	f.StringVarP(&o.workload, "workload", "w", "pgbench", `schema to load: "pgbench", "tpcc" (TPC-C-like: --warehouses, --seed) or "ycsb" (usertable: --records, --fields, --field-length)`)
+	addYCSBFlags(f, &o.ycsb)
 	f.IntVar(&o.warehouses, "warehouses", 1, "-w tpcc: warehouses to load (about 100 MB each)")
 	f.Uint64Var(&o.seed, "seed", 1, "-w tpcc: seed of the row generators (the same seed loads the same rows)")
 	f.StringVarP(&o.conn.url, "url", "d", "", "connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster")
@@ -158,8 +160,10 @@ func runInit(ctx context.Context, o initOptions, stderr io.Writer) error {
 	case "pgbench":
 	case "tpcc":
 		return runInitTPCC(ctx, o, stderr)
+	case "ycsb":
+		return runInitYCSB(ctx, o, stderr)
 	default:
-		return fmt.Errorf("invalid --workload %q: expecting \"pgbench\" or \"tpcc\"", o.workload)
+		return fmt.Errorf("invalid --workload %q: expecting \"pgbench\", \"tpcc\" or \"ycsb\"", o.workload)
 	}
 	cfg, err := initConfig(o)
 	if err != nil {

@@ -102,7 +102,7 @@ type Config struct {
 	Local        bool
 	NodeExporter string
 	// Tables are the workload's tables whose sizes go into run.json
-	// (ServerInfo.Tables); empty: the pgbench_* tables that exist.
+	// (ServerInfo.Tables); empty: the pgbench_* tables (and YCSB's usertable) that exist.
 	Tables []string
 	// Events receives checkpoint, autovacuum and collector events (may be
 	// nil).

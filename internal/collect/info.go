@@ -78,7 +78,7 @@ func readServerInfo(ctx context.Context, conn *pgx.Conn, tables []string) (*resu
 			`c.oid IN (SELECT to_regclass(x) FROM unnest($1::text[]) x) ORDER BY 2 DESC, 1`, tables)
 	} else {
 		rows, err = conn.Query(ctx, CollectorSQLMarker+sizes+
-			`c.relname LIKE 'pgbench\_%' AND NOT c.relispartition
+			`(c.relname LIKE 'pgbench\_%' OR c.relname = 'usertable') AND NOT c.relispartition
 			AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\_toast%'
 			ORDER BY 2 DESC, 1`)
 	}

@@ -105,6 +105,7 @@ func Run(v *RunView) *Doc {
 			format.Rate(s.TargetRate), format.Rate(s.AchievedRate), format.Share(share))}})
 	}
 	d.Add(TPCCBlocks(run.TPCC)...) // tpcc.go
+	d.Add(YCSBBlocks(run)...)      // ycsb.go
 	d.Add(EvidenceBlocks(run.Evidence, run.Collectors)...)
 	d.Add(RunFindingsBlocks(run.Findings)...)
 	if len(run.Checks) > 0 {

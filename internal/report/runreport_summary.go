@@ -211,5 +211,6 @@ func (r *runReport) summary() []Block {
 		}
 		blocks = append(blocks, &Notes{Prefix: "note: ", Lines: []string{note}})
 	}
+	blocks = append(blocks, YCSBBlocks(r.run)...) // ycsb.go
 	return blocks
 }

@@ -18,6 +18,11 @@ type Program struct {
 	names   []string
 	index   map[string]int32
 	maps    [][]int32 // per script: local slot → program slot
+	// ZipfianBelowOne allows random_zipfian(lb, ub, s) with 0 < s < 1,
+	// pgtrial's extension (YCSB's θ = 0.99 by Gray et al.'s method,
+	// prng.GrayZipf; docs/script-extensions.md). `pgtrial run` sets it;
+	// the pgbench front end keeps pgbench's error.
+	ZipfianBelowOne bool
 	// \tally names (tally.go): the program's, and per script local → program
 	tallyNames []string
 	tallyMaps  [][]int32
@@ -63,8 +68,9 @@ type Client struct {
 	debug  io.Writer
 	stack  []Value // argument stack of standard functions
 	dbuf   []byte
-	jump   int32 // 1 + the command Next returns after a \while or \endwhile; 0: none
-	loops  int   // \while iterations since Begin (MaxLoopIterations)
+	zipf   prng.GrayZipf // the last random_zipfian(s < 1)'s generator, ζ cached
+	jump   int32         // 1 + the command Next returns after a \while or \endwhile; 0: none
+	loops  int           // \while iterations since Begin (MaxLoopIterations)
 	// tallies are the client's \tally counts by program tally slot
 	// (tally.go), allocated at the first counted \tally.
 	tallies []tallyCounts

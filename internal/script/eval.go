@@ -546,6 +546,15 @@ func (c *Client) random(fn fnID, args []Value) (Value, error) {
 		}
 		return IntValue(c.Rand.Gaussian(lo, hi, p)), nil
 	case fnRandomZipfian:
+		if p > 0 && p < 1 && c.prog.ZipfianBelowOne {
+			// pgtrial's extension: Gray et al.'s generator over ranks
+			// 0..n−1, its ζ(n, s) computed once per (n, s) and kept.
+			n := hi - lo + 1
+			if !c.zipf.Matches(n, p) {
+				c.zipf = prng.NewGrayZipf(n, p)
+			}
+			return IntValue(lo + c.zipf.Draw(&c.Rand)), nil
+		}
 		// A NaN parameter passes pgbench's check and then loops forever in
 		// its rejection sampler; pgtrial rejects it with the same message.
 		if !(p >= minZipfianParam && p <= maxZipfianParam) {

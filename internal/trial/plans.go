@@ -69,6 +69,7 @@ func (c *Config) PlanRequests() []collect.PlanRequest {
 		programs[i] = s.Parsed
 	}
 	prog := script.NewProgram(programs...)
+	prog.ZipfianBelowOne = c.Pgbench == nil
 	streams := prng.Derive(c.Seed.Value, max(c.Clients, 1), max(c.Threads, 1), DefinesVar(c.Vars, "default_seed"))
 	var out []collect.PlanRequest
 	for si, s := range c.Scripts {

@@ -679,6 +679,7 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 		TallyAfter:      c.Warmup, // \tally counts in the measured window (tally.go)
 		TallyTop:        results.MaxTallyTop,
 	}
+	cfg.Program.ZipfianBelowOne = c.Pgbench == nil // pgtrial's extension (script.Program)
 	if c.Transactions == 0 {
 		cfg.Duration = c.Warmup + c.Duration
 	}

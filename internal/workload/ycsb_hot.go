@@ -1,0 +1,99 @@
+package workload
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/pgtrial/pgtrial/internal/prng"
+)
+
+// YCSB request distributions (the mixes' -D uniform=1 / latest=1; neither:
+// zipfian).
+const (
+	YCSBZipfian = "zipfian" // scrambled: θ = 0.99 over 10^10 items, FNV-1a-hashed onto the keys
+	YCSBUniform = "uniform"
+	YCSBLatest  = "latest" // newest keys hottest: maxkey − zipfian(θ = 0.99 over maxkey+1)
+)
+
+// YCSB's generator constants (ScrambledZipfianGenerator).
+const (
+	YCSBTheta     = 0.99
+	YCSBItemSpace = 10_000_000_000
+)
+
+// ycsbSimMaxDraws and ycsbSimMaxRecords bound the expectation's simulation
+// (≈ 0.1 µs and 4 bytes per draw and record).
+const (
+	ycsbSimMaxDraws   = 4_000_000
+	ycsbSimMaxRecords = 20_000_000
+)
+
+// YCSBHotExpectation is what the share of operations on the hottest keys
+// should be.
+type YCSBHotExpectation struct {
+	Share float64 // expected sum of the top Keys counts / draws
+	Draws int64   // draws simulated (the run's, at most ycsbSimMaxDraws)
+}
+
+// YCSBHotShare returns the expected share of draws on the hottest k of
+// records keys after draws draws of distribution dist, the same statistic
+// a run's `\tally key` gives: the top-k counts of a finite sample, which
+// exceed the population's top-k probabilities when draws is not much more
+// than records (the sample's hottest keys are partly the lucky ones). So
+// it is computed by simulation of the scripts' own generator (prng.GrayZipf,
+// the FNV-1a scramble, the uniform) with the run's number of draws, seeded,
+// rather than from the pmf: exact for the statistic up to the simulation's
+// own noise, of the order of the run's. Latest is simulated with the key
+// space fixed at records (the run's inserts move it by 5 % of the
+// operations).
+func YCSBHotShare(dist string, records, draws, k int64) (YCSBHotExpectation, error) {
+	switch {
+	case records < 1 || draws < 1 || k < 1:
+		return YCSBHotExpectation{}, fmt.Errorf("YCSB expectation: records %d, draws %d, keys %d must be positive", records, draws, k)
+	case records > ycsbSimMaxRecords:
+		return YCSBHotExpectation{}, fmt.Errorf("YCSB expectation: %d records exceed the simulation's %d", records, ycsbSimMaxRecords)
+	}
+	n := min(draws, ycsbSimMaxDraws)
+	counts := make([]int32, records)
+	s := prng.NewState(0x5ca1ab1e)
+	switch dist {
+	case YCSBUniform:
+		for range n {
+			counts[s.Uniform(0, records-1)]++
+		}
+	case YCSBLatest:
+		g := prng.NewGrayZipf(records, YCSBTheta)
+		for range n {
+			counts[records-1-g.Draw(&s)]++
+		}
+	case YCSBZipfian:
+		g := prng.NewGrayZipf(YCSBItemSpace, YCSBTheta)
+		for range n {
+			h := prng.HashFNV1a(g.Draw(&s), 0x1234)
+			if h < 0 {
+				h = -h
+			}
+			counts[h%records]++
+		}
+	default:
+		return YCSBHotExpectation{}, fmt.Errorf("unknown YCSB distribution %q: %s, %s or %s", dist, YCSBZipfian, YCSBUniform, YCSBLatest)
+	}
+	slices.SortFunc(counts, func(a, b int32) int { return int(b - a) })
+	var top int64
+	for _, c := range counts[:min(k, records)] {
+		top += int64(c)
+	}
+	return YCSBHotExpectation{Share: float64(top) / float64(n), Draws: n}, nil
+}
+
+// YCSBPopulationTopShare is the population's share of the hottest k ranks
+// of a plain (unscrambled) zipfian over records ranks, from the
+// generator's pmf: the limit of YCSBHotShare(latest) as draws grow.
+func YCSBPopulationTopShare(records, k int64) float64 {
+	g := prng.NewGrayZipf(records, YCSBTheta)
+	var p float64
+	for r := range min(k, records) {
+		p += g.Pmf(r)
+	}
+	return p
+}
