@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
@@ -15,10 +16,12 @@ const ycsbTable = "usertable"
 // and indexes, pg_total_relation_size at the run's start, from the
 // server's evidence) against shared_buffers. All of it in shared_buffers
 // means the run measures a cached workload: reads never reach the OS.
-// Nothing for runs without usertable in the evidence.
+// Nothing for runs of another workload (a usertable left in the database
+// by an earlier YCSB load says nothing about a TPC-C run), nor without
+// usertable in the evidence.
 func (in *input) ycsbCache() []results.Check {
 	s := in.run.Server
-	if s == nil {
+	if s == nil || !strings.HasPrefix(in.run.Workload.Name, "ycsb") {
 		return nil
 	}
 	var table *results.TableSize
@@ -30,7 +33,7 @@ func (in *input) ycsbCache() []results.Check {
 	if table == nil {
 		return nil
 	}
-	c := results.Check{Name: "ycsb records vs shared_buffers", Value: table.TotalBytes}
+	c := results.Check{Name: "ycsb_cache", Value: table.TotalBytes}
 	var sb int64
 	if v, ok := in.setting("shared_buffers"); ok {
 		if b, err := parseBytes(v, blockSize); err == nil {
