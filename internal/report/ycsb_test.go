@@ -44,6 +44,11 @@ func TestYCSBBlocks(t *testing.T) {
 	if got := textOf(t, Run(&RunView{Run: run})); !strings.Contains(got, "no expectation: the record count is not in run.json") {
 		t.Errorf("without records:\n%s", got)
 	}
+	run.CommandLine = []string{"pgtrial", "run", "-b", "ycsb-d", "-D", "records=10000"}
+	run.Workload.Name = "ycsb-d"
+	if got := textOf(t, Run(&RunView{Run: run})); !strings.Contains(got, "no expectation for latest") || strings.Contains(got, "expected ") {
+		t.Errorf("latest (ycsb-d) must show no fixed-key-space expectation:\n%s", got)
+	}
 	if b := YCSBBlocks(&results.Run{}); b != nil {
 		t.Errorf("a run without tally got %v", b)
 	}
