@@ -48,7 +48,8 @@ type runOptions struct {
 	json            bool
 	quiet           bool
 	noReport        bool
-	noCheck         bool // -b tpcc*: no consistency checks after the run
+	noCheck         bool   // -b tpcc*: no consistency checks after the run
+	showScript      string // --show-script NAME: print it and exit
 	continueOnError bool
 	collect         collectOptions
 	explain         explainFlag
@@ -235,6 +236,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.StringVar(&o.runDir, "run-dir", "", "run directory (default ./pgtrial-runs/<time>-<workload>)")
 	f.BoolVar(&o.json, "json", false, "print the summary as JSON on stdout (nothing else goes to stdout)")
 	f.BoolVar(&o.quiet, "quiet", false, "no status line")
+	f.StringVar(&o.showScript, "show-script", "", "print the built-in script or mix NAME (tpcc, tpcc-spec, ycsb-a…ycsb-f, tpcb-like, …) in pgbench's language and exit; copy it to a file to edit and run it with -f")
 	f.BoolVar(&o.noCheck, "no-check", false, "-b tpcc/tpcc-spec: skip the TPC-C consistency checks after the run (a failed check fails the run)")
 	f.BoolVar(&o.noReport, "no-report", false, "do not write report.html and report.md into the run directory (pgtrial report writes them later)")
 	o.collect.addFlags(f)
@@ -253,6 +255,9 @@ type runTarget struct {
 func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info BuildInfo, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if o.showScript != "" {
+		return showScript(stdout, o.showScript)
 	}
 	plan, err := planRun(o, changed)
 	if err != nil {
