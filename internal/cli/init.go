@@ -174,27 +174,40 @@ func runInit(ctx context.Context, o initOptions, stderr io.Writer) error {
 	if o.quiet {
 		cfg.Progress = loader.ProgressQuiet
 	}
+	return loadOn(ctx, o, stderr, func(ctx context.Context, conn *pgconn.Config) (summarizer, error) {
+		cfg.Conn = conn
+		return loader.Run(ctx, cfg)
+	})
+}
+
+// summarizer is a load's result: its one-line summary ("done in …").
+type summarizer interface{ Summary() string }
+
+// loadOn runs one of init's loads (pgbench's tables, tpcc, ycsb) on the
+// target: resolved as every command does, connected with pgtrial's own
+// session settings (no statement timeout: COPY and index builds take as
+// long as they take), cancelled by Ctrl-C (pgconn sends a cancel request),
+// a failed connection worded by pgerr; the summary goes to stderr.
+func loadOn(ctx context.Context, o initOptions, stderr io.Writer, load func(context.Context, *pgconn.Config) (summarizer, error)) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	// Ctrl-C cancels the running statement (pgconn sends a cancel request) and stops.
 	ctx, _, stop := notifySignals(ctx, nil, signalPlan{})
 	defer stop()
 	res, err := target.Resolve(ctx, o.conn.request(func(s string) { fmt.Fprintln(stderr, s) }))
 	if err != nil {
 		return err
 	}
-	if cfg.Conn, err = pgconn.ParseConfig(res.ConnString); err != nil {
+	conn, err := pgconn.ParseConfig(res.ConnString)
+	if err != nil {
 		return fmt.Errorf("invalid connection string: %w", err)
 	}
-	// pgtrial's own sessions: no statement timeout (COPY and index builds take
-	// as long as they take; Ctrl-C stops them), whatever the role sets.
-	pgsession.Own(cfg.Conn, pgsession.NameInit, pgsession.Unbounded)
-	done, err := loader.Run(ctx, cfg)
+	pgsession.Own(conn, pgsession.NameInit, pgsession.Unbounded)
+	done, err := load(ctx, conn)
 	if err != nil {
 		var ce *pgconn.ConnectError
 		if errors.As(err, &ce) {
-			return pgerr.Connect(err, cfg.Conn)
+			return pgerr.Connect(err, conn)
 		}
 		return err
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -10,9 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/pgtrial/pgtrial/internal/loader"
-	"github.com/pgtrial/pgtrial/internal/pgerr"
-	"github.com/pgtrial/pgtrial/internal/pgsession"
-	"github.com/pgtrial/pgtrial/internal/target"
 	"github.com/pgtrial/pgtrial/internal/workload"
 )
 
@@ -50,27 +46,8 @@ func runInitYCSB(ctx context.Context, o initOptions, stderr io.Writer) error {
 	if o.quiet {
 		cfg.Progress = loader.ProgressQuiet
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, _, stop := notifySignals(ctx, nil, signalPlan{})
-	defer stop()
-	res, err := target.Resolve(ctx, o.conn.request(func(s string) { fmt.Fprintln(stderr, s) }))
-	if err != nil {
-		return err
-	}
-	if cfg.Conn, err = pgconn.ParseConfig(res.ConnString); err != nil {
-		return fmt.Errorf("invalid connection string: %w", err)
-	}
-	pgsession.Own(cfg.Conn, pgsession.NameInit, pgsession.Unbounded)
-	done, err := loader.RunYCSB(ctx, cfg)
-	if err != nil {
-		var ce *pgconn.ConnectError
-		if errors.As(err, &ce) {
-			return pgerr.Connect(err, cfg.Conn)
-		}
-		return err
-	}
-	fmt.Fprintln(stderr, done.Summary())
-	return nil
+	return loadOn(ctx, o, stderr, func(ctx context.Context, conn *pgconn.Config) (summarizer, error) {
+		cfg.Conn = conn
+		return loader.RunYCSB(ctx, cfg)
+	})
 }
