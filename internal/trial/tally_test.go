@@ -55,10 +55,11 @@ func TestRunTallies(t *testing.T) {
 	ty := run.Tallies[0]
 	// Counted by when the \tally ran: at the warm-up's end and the
 	// window's a transaction per client may fall on either side, and the
-	// two clocks' edges differ by milliseconds under load (3 %); counting
-	// the warm-up's 0.4 s too would be 40 % more.
+	// two clocks' edges differ by milliseconds, tens under the -race suite
+	// on a loaded machine: 150 ms of the 1 s window's transactions (15 %);
+	// counting the warm-up's 0.4 s too would be 40 % more.
 	if ty.Name != "key" || ty.Distinct != 2 || len(ty.TopCounts) != 2 || ty.TopCounts[0]+ty.TopCounts[1] != ty.Draws ||
-		math.Abs(float64(ty.Draws-committed)) > 4+0.03*float64(committed) || committed < 10 {
+		math.Abs(float64(ty.Draws-committed)) > 4+0.15*float64(committed) || committed < 10 {
 		t.Errorf("tally %+v for %d committed in the window", ty, committed)
 	}
 }

@@ -2,7 +2,6 @@ package trial
 
 import (
 	"context"
-	"math"
 	"path/filepath"
 	"testing"
 	"time"
@@ -48,10 +47,13 @@ func TestWindowQueriesSampleTheMeasuredWindow(t *testing.T) {
 	}
 	committed := float64(r.Summary.Total.Committed)
 	// The start's sample is taken by a query after the window's start (a
-	// round trip: milliseconds, tens under -race on a loaded machine); 3 %
-	// + 3 bounds it, while sampling before the warm-up would add 33 %.
-	if d := v.End - v.Start; committed < 10 || math.Abs(d-committed) > 0.03*committed+3 {
-		t.Errorf("Δ counter %v, committed in the window %v: want equal within 3 %%", d, committed)
+	// round trip: milliseconds, up to ~60 ms seen under the -race suite on
+	// a loaded machine): it may miss the transactions of 150 ms at the
+	// window's rate (10 % of the 1.5 s window) and never counts more than
+	// a few extra; sampling before the warm-up would add 33 %.
+	slack := committed / c.Duration.Seconds() * 0.150
+	if d := v.End - v.Start; committed < 10 || d < committed-slack-3 || d > committed+3 {
+		t.Errorf("Δ counter %v, committed in the window %v: want equal, or fewer by at most %.0f (150 ms of transactions)", d, committed, slack)
 	}
 	back, err := results.Load(c.Dir)
 	if err != nil {
