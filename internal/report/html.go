@@ -275,9 +275,20 @@ func buildChecklist(c *Checklist) *htmlChecklist {
 		default:
 			st = "warn" // an unknown status is not a pass
 		}
-		out.Items = append(out.Items, htmlCheck{Status: st, Name: it.Name, Value: checkValue(it.Value), Message: it.Message})
+		out.Items = append(out.Items, htmlCheck{Status: st, Name: it.Name, Value: checkCell(it.Value, it.Message), Message: it.Message})
 	}
 	return out
+}
+
+// checkCell is the value column of a checklist item: its value as text,
+// or nothing when the value is text its message already says (the
+// interleaved item's order of runs), which would only repeat it in a
+// narrow column.
+func checkCell(v any, message string) string {
+	if s, ok := v.(string); ok && strings.Contains(message, s) {
+		return ""
+	}
+	return checkValue(v)
 }
 
 // checkValue is a checklist item's measured value as text: a whole number

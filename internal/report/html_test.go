@@ -530,3 +530,23 @@ func FuzzHTMLText(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckCell: a checklist value that its message already says is left
+// out of the value column; numbers and other text stay.
+func TestCheckCell(t *testing.T) {
+	for _, c := range []struct {
+		v    any
+		msg  string
+		want string
+	}{
+		{"a b a b", "4 runs in rounds of the 2 variants: a b a b", ""},
+		{"a b", "runs in order", "a b"},
+		{0.988234, "p99 ≥ 0.99 × the lock", "0.988234"},
+		{float64(321428839), "data 307 MiB", "321428839"},
+		{nil, "no value", ""},
+	} {
+		if got := checkCell(c.v, c.msg); got != c.want {
+			t.Errorf("checkCell(%v, %q) = %q, want %q", c.v, c.msg, got, c.want)
+		}
+	}
+}

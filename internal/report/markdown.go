@@ -44,7 +44,7 @@ func WriteMarkdown(w io.Writer, d *Doc) error {
 			mdTitle(bw, b.Title)
 			rows := make([][]string, len(b.Items))
 			for j, c := range b.Items {
-				rows[j] = []string{c.Status, c.Name, checkValue(c.Value), c.Message}
+				rows[j] = []string{c.Status, c.Name, checkCell(c.Value, c.Message), c.Message}
 			}
 			mdTable(bw, []string{"status", "item", "value", "what it means"}, rows)
 		case *Notes:
