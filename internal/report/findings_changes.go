@@ -154,7 +154,8 @@ func contextPhrase(waits []results.WaitShift, fpi *results.ShareShift) string {
 }
 
 // quietSentence is "checkpoint (timed) started at 12.3 s: no change in
-// tps, p99 or lag p99 within ±3 s; FPI share 2 % → 45 %".
+// tps, p99 or lag p99 within ±3 s; FPI share 2 % → 45 %"; a checkpoint
+// whose FPI share did not move says so ("FPI share 14 % → 17 %, no rise").
 func quietSentence(q results.QuietOccurrence, names string, matchS float64) string {
 	var when string
 	switch {
@@ -168,7 +169,13 @@ func quietSentence(q results.QuietOccurrence, names string, matchS float64) stri
 		when = " ended at " + secs(*q.EndS) + " s"
 	}
 	s := fmt.Sprintf("%s%s: no change in %s within ±%s s", q.Label, when, names, secs(matchS))
-	return s + contextPhrase(q.Waits, q.FPI)
+	s += contextPhrase(q.Waits, q.FPI)
+	if q.Kind == results.OccurCheckpoint && q.FPI != nil && !q.FPI.Moved {
+		// A checkpoint's full-page images are what one looks for first:
+		// say that they did not rise rather than leave them out.
+		s += fmt.Sprintf("; FPI share %s → %s, no rise (a rise is a move of 5 points or more)", format.Pct(q.FPI.Before), format.Pct(q.FPI.After))
+	}
+	return s
 }
 
 // relative is "−40 %", "+12 %", "×35" for a rise to three times or more,

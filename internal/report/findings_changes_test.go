@@ -45,13 +45,19 @@ func TestChangesText(t *testing.T) {
 		Series: []results.ChangeSeries{{Name: "tps", Unit: "tx/s", N: 30, Sigma: 3.2}, {Name: "p99", Unit: "ms", N: 30, Scale: "log", Sigma: 0.1},
 			{Name: "lag p99", Missing: "closed model"}},
 		Quiet: []results.QuietOccurrence{{Kind: results.OccurCheckpoint, Label: "checkpoint (timed)", StartS: ptrF(12.3),
-			FPI: &results.ShareShift{Before: 0.02, After: 0.45, Moved: true}}}}
+			FPI: &results.ShareShift{Before: 0.02, After: 0.45, Moved: true}},
+			{Kind: results.OccurCheckpoint, Label: "checkpoint (timed)", StartS: ptrF(42.3),
+				FPI: &results.ShareShift{Before: 0.14, After: 0.167}},
+			{Kind: results.OccurAutovacuum, Label: "autovacuum of t", StartS: ptrF(20),
+				FPI: &results.ShareShift{Before: 0.14, After: 0.15}}}}
 	b.Reset()
 	if err := WriteText(&b, &Doc{Blocks: changesBlocks(c)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"no level shift in tps or p99\n", "method: PELT, …;",
 		"checkpoint (timed) started at 12.3 s: no change in tps or p99 within ±3 s; FPI share 2.0 % → 45 %",
+		"checkpoint (timed) started at 42.3 s: no change in tps or p99 within ±3 s; FPI share 14 % → 17 %, no rise (a rise is a move of 5 points or more)\n",
+		"autovacuum of t at 20 s: no change in tps or p99 within ±3 s\n",
 		"lag p99: — (closed model)"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
