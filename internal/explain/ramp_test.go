@@ -331,3 +331,46 @@ func TestRampOSFromRunDir(t *testing.T) {
 		t.Errorf("disk util %v, want the evidence's 35 %%", u.Median)
 	}
 }
+
+// TestOverRampNegligible: seeded ramps with a true +1 % shift and 0.3 %
+// noise are a "differs" marked negligible (the 90 % interval lies within
+// ±5 %) nearly always; a +10 % shift never is.
+func TestOverRampNegligible(t *testing.T) {
+	const sims = 200
+	rnd := rand.New(rand.NewPCG(17, 23))
+	levels := []float64{2, 4, 6, 8}
+	rate := func(shift float64) (differs, negligible float64) {
+		var d, g int
+		for range sims {
+			var a, b []float64
+			for _, l := range levels {
+				for range 3 {
+					base := 1000 * math.Sqrt(l)
+					a = append(a, base*math.Exp(0.003*rnd.NormFloat64()))
+					b = append(b, base*shift*math.Exp(0.003*rnd.NormFloat64()))
+				}
+			}
+			c := pairedChange(pairedSpec{name: FigCalls, pairs: "level×repeat", higherIsBetter: true, alpha: 0.05, margin: 0.05, role: stats.RolePrimary}, a, b)
+			if c.Outcome == stats.OutcomeDiffers {
+				d++
+			}
+			if c.Negligible {
+				g++
+				if c.Outcome != stats.OutcomeDiffers || !strings.Contains(c.Text, "; negligible: the ") {
+					t.Fatalf("negligible %q: %s", c.Outcome, c.Text)
+				}
+			}
+		}
+		return float64(d) / sims, float64(g) / sims
+	}
+	d, g := rate(1.01)
+	t.Logf("+1 %%: differs %.3f, negligible %.3f", d, g)
+	if d < 0.95 || g < 0.95 {
+		t.Errorf("+1 %% with 0.3 %% noise: differs %.3f, negligible %.3f; want both ≥ 0.95", d, g)
+	}
+	d, g = rate(1.10)
+	t.Logf("+10 %%: differs %.3f, negligible %.3f", d, g)
+	if d < 0.95 || g != 0 {
+		t.Errorf("+10 %%: differs %.3f, negligible %.3f; want differs ≥ 0.95, never negligible", d, g)
+	}
+}

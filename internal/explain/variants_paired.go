@@ -41,7 +41,10 @@ type Change struct {
 	NA      int    `json:"n_a,omitempty"`
 	NB      int    `json:"n_b,omitempty"`
 	Outcome string `json:"outcome"` // stats.OutcomeDiffers, OutcomeEquivalent, OutcomeInconclusive; "described" for one run a side
-	Text    string `json:"text"`
+	// Negligible: a "differs" whose (1 − 2·level) interval also lies
+	// within ±δ (stats.VerdictResult.Negligible).
+	Negligible bool   `json:"negligible,omitempty"`
+	Text       string `json:"text"`
 }
 
 // OutcomeMissing is the outcome of a figure no run of either side has.
@@ -144,16 +147,21 @@ func pairedChange(s pairedSpec, a, b []float64) *Change {
 	}
 	rejected := sr.OK && sr.P < s.alpha && (s.holm == nil || s.holm.Rejected)
 	excl := ci.OK && (ci.Lo > 0 || ci.Hi < 0)
-	if rejected && excl {
-		c.Outcome = stats.OutcomeDiffers
-		c.Text = fmt.Sprintf("%s%s %s: %s (%s)", prefix, displayName(s.name), directionWord(s, ci.Lo > 0), iv, test)
-		return c
-	}
 	bound := math.Log1p(s.margin) // in d's scale
 	if !ratio {
 		bound = s.margin * math.Abs(c.A)
 	}
-	if eq.OK && bound > 0 && eq.Lo > -bound && eq.Hi < bound {
+	within := eq.OK && bound > 0 && eq.Lo > -bound && eq.Hi < bound
+	if rejected && excl {
+		c.Outcome = stats.OutcomeDiffers
+		c.Text = fmt.Sprintf("%s%s %s: %s (%s)", prefix, displayName(s.name), directionWord(s, ci.Lo > 0), iv, test)
+		if within {
+			c.Negligible = true
+			c.Text += fmt.Sprintf("; negligible: the %s interval lies within ±%.0f %%", confText(eq.Conf), 100*s.margin)
+		}
+		return c
+	}
+	if within {
 		c.Outcome = stats.OutcomeEquivalent
 		c.Text = fmt.Sprintf("%sequivalent within ±%.0f %%: %s %s (%s)", prefix, 100*s.margin, displayName(s.name), iv, test)
 		return c

@@ -77,12 +77,16 @@ type VerdictResult struct {
 	// Equivalence is the (1 − 2·Level) interval of the same kind, the two
 	// one-sided tests' view: the outcome is "equivalent" when it lies within
 	// [1 − Margin, 1 + Margin] (a ratio), or ±Margin·|median(A)| (a difference).
-	Equivalence Interval  `json:"equivalence"`
-	Margin      float64   `json:"margin"`
-	Test        string    `json:"test"`  // "Mann-Whitney exact", …
-	P           float64   `json:"p"`     // Mann-Whitney two-sided p-value
-	Level       float64   `json:"level"` // the level P was held to (α, or Holm's step)
-	Holm        *HolmStep `json:"holm,omitempty"`
+	Equivalence Interval `json:"equivalence"`
+	Margin      float64  `json:"margin"`
+	// Negligible is set on a "differs" whose equivalence interval also
+	// lies within the margin: the runs show a change, and that it is
+	// smaller than δ (a real but negligible difference; both tests hold).
+	Negligible bool      `json:"negligible,omitempty"`
+	Test       string    `json:"test"`  // "Mann-Whitney exact", …
+	P          float64   `json:"p"`     // Mann-Whitney two-sided p-value
+	Level      float64   `json:"level"` // the level P was held to (α, or Holm's step)
+	Holm       *HolmStep `json:"holm,omitempty"`
 	// Detectable is the smallest change these runs detect at DefaultPower,
 	// as a share (0.09: ±9 %) for a ratio, in the unit for a difference;
 	// +Inf (JSON: null) when the runs cannot reach the level at all.
@@ -109,7 +113,8 @@ type VerdictResult struct {
 //     by construction without ties; both are required);
 //   - equivalent within ±δ: the (1 − 2·level) interval lies inside
 //     [1 − δ, 1 + δ] — the two one-sided tests (TOST) each reject a change
-//     of δ at the level;
+//     of δ at the level; a "differs" whose (1 − 2·level) interval lies
+//     there too is marked Negligible ("negligible: … within ±5 %");
 //   - inconclusive: neither, with the interval ("changes from −4 % to +14 %
 //     are not excluded"), the smallest change these runs detect at 80 %
 //     power and the runs a side that would detect δ, both from the pooled
@@ -207,6 +212,10 @@ func Verdict(cfg VerdictConfig, a, b []float64) VerdictResult {
 				formatDiff(iv.Point), formatLevel(iv.Conf), formatDiff(iv.Lo), formatDiff(iv.Hi))
 		}
 		r.Text = fmt.Sprintf("%s%s %s: %s%s, %s, %s", prefix, cfg.NameB, word, metricPrefix(cfg.Metric), change, mw, runs)
+		if eq := r.Equivalence; eq.OK && hi > lo && eq.Lo > lo && eq.Hi < hi {
+			r.Negligible = true
+			r.Text += fmt.Sprintf("; negligible: the %s interval lies within ±%s", formatLevel(eq.Conf), formatMargin(cfg.Margin))
+		}
 		return r
 	}
 

@@ -3,6 +3,7 @@ package stats
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -242,5 +243,52 @@ func TestHolm(t *testing.T) {
 	}
 	if math.Abs(steps[3].Level-0.01) > 1e-12 || math.Abs(steps[4].Level-0.05) > 1e-12 {
 		t.Errorf("levels %v, %v", steps[3].Level, steps[4].Level)
+	}
+}
+
+// TestSimNegligible: a true shift of +1 % with 0.3 % noise, 10 a side, is
+// a "differs" that is also within ±5 %: marked negligible nearly always; a
+// true shift of +10 % with the same noise never is; and a shift at the
+// margin (+5 %) is marked negligible at most at TOST's false-equivalence
+// rate (α).
+func TestSimNegligible(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 11))
+	rate := func(n int, sd, shift float64) (differs, negligible float64) {
+		const trials = 500
+		var d, g int
+		for range trials {
+			a, b := correlatedRuns(rng, n, 1, sd, 0, 1), correlatedRuns(rng, n, 1, sd, 0, shift)
+			v := Verdict(VerdictConfig{Metric: "tps"}, a[0], b[0])
+			if v.Outcome == OutcomeDiffers {
+				d++
+			}
+			if v.Negligible {
+				g++
+				if v.Outcome != OutcomeDiffers {
+					t.Fatalf("negligible on a %q verdict: %s", v.Outcome, v.Text)
+				}
+			}
+		}
+		return float64(d) / trials, float64(g) / trials
+	}
+	d, g := rate(10, 0.003, 1.01)
+	t.Logf("+1 %%, 0.3 %% noise, 10 vs 10: differs %.1f %%, negligible %.1f %%", 100*d, 100*g)
+	if d < 0.95 || g < 0.95 {
+		t.Errorf("+1 %% shift: differs %.2f, negligible %.2f; want both ≥ 0.95", d, g)
+	}
+	d, g = rate(10, 0.003, 1.10)
+	t.Logf("+10 %%, 0.3 %% noise, 10 vs 10: differs %.1f %%, negligible %.1f %%", 100*d, 100*g)
+	if d < 0.95 || g != 0 {
+		t.Errorf("+10 %% shift: differs %.2f, negligible %.2f; want differs ≥ 0.95 and never negligible", d, g)
+	}
+	_, g = rate(10, 0.02, 1+DefaultMargin)
+	t.Logf("+5 %%, 2 %% noise, 10 vs 10: negligible %.1f %%", 100*g)
+	if g > DefaultAlpha+0.02 {
+		t.Errorf("a shift at the margin is called negligible %.1f %% of the time, above α", 100*g)
+	}
+	v := Verdict(VerdictConfig{Metric: "tps"}, []float64{100, 100.1, 100.2, 100.15, 100.05, 99.95, 100.12},
+		[]float64{99.5, 99.6, 99.7, 99.65, 99.55, 99.45, 99.62})
+	if !v.Negligible || !strings.Contains(v.Text, "; negligible: the 90.3 % interval lies within ±5 %") {
+		t.Errorf("text %q (negligible %v)", v.Text, v.Negligible)
 	}
 }
