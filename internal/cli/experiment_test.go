@@ -69,3 +69,17 @@ collect: false
 		t.Errorf("second run into the same directory: exit %d, %q", code, errOut)
 	}
 }
+
+// TestExampleExperimentsAreValid: every file in docs/examples passes
+// `experiment --check` (the README points users at them).
+func TestExampleExperimentsAreValid(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "..", "docs", "examples", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no example experiments in docs/examples (%v)", err)
+	}
+	for _, f := range files {
+		if code, out, errOut := runCLI(t, "experiment", "--check", f); code != 0 || !strings.Contains(out, "the file is valid") {
+			t.Errorf("%s: exit %d, %q %q", f, code, out, errOut)
+		}
+	}
+}
