@@ -543,7 +543,7 @@ func waitsChart(variant string, levels []experiment.RampLevel, x chart.Axis, ids
 		return types[i] < types[j]
 	})
 	ch := &chart.Chart{ID: ids.id("ramp", "waits", variant), Title: "waits by type: " + variant, Kind: chart.XY, X: x,
-		Y: chart.Axis{Label: "share of samples", Unit: "%"}}
+		Y: chart.Axis{Label: "share of samples", Unit: "%", Min: bound(0), Max: bound(100)}}
 	for _, k := range types {
 		s := chart.Series{Name: k, Stack: "waits"}
 		for _, l := range levels {

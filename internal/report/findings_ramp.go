@@ -415,7 +415,7 @@ func rampFindingsFigures(rec *experiment.Record, ids *chartIDs) []anchored {
 	p99 := &chart.Chart{ID: ids.id("findings", "p99"), Title: "response p99 per level (median; min and max of the repeats as points)", Kind: chart.XY, X: x,
 		Y: chart.Axis{Label: "p99", Unit: "ms"}}
 	cpu := &chart.Chart{ID: ids.id("findings", "os"), Title: "vmstat us + sy and wa per level, busiest disk util (median over the repeats)", Kind: chart.XY, X: x,
-		Y: chart.Axis{Label: "share", Unit: "%"}}
+		Y: chart.Axis{Label: "share", Unit: "%", Min: bound(0), Max: bound(100)}}
 	for i, v := range rampFindingVariants(r) {
 		tone := i + 1
 		calls, rows := chart.Series{Name: v + " calls/s", Tone: tone}, chart.Series{Name: v + " rows/s", Dash: true, Tone: tone}
