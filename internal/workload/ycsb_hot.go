@@ -7,12 +7,13 @@ import (
 	"github.com/pgtrial/pgtrial/internal/prng"
 )
 
-// YCSB request distributions (the mixes' -D uniform=1 / latest=1; neither:
-// zipfian).
+// YCSB request distributions (the mixes' -D latest=1 / uniform=1 /
+// scrambled=0; none: zipfian).
 const (
-	YCSBZipfian = "zipfian" // scrambled: θ = 0.99 over 10^10 items, FNV-1a-hashed onto the keys
-	YCSBUniform = "uniform"
-	YCSBLatest  = "latest" // newest keys hottest: maxkey − zipfian(θ = 0.99 over maxkey+1)
+	YCSBZipfian     = "zipfian"             // scrambled: θ = 0.99 over 10^10 items, FNV-1a-hashed onto the keys
+	YCSBUnscrambled = "unscrambled zipfian" // θ = 0.99 over the keys 0..records−1, key 0 hottest
+	YCSBUniform     = "uniform"
+	YCSBLatest      = "latest" // newest keys hottest: the sequence's newest − zipfian(θ = 0.99 over 0..maxkey)
 )
 
 // YCSB's generator constants (ScrambledZipfianGenerator).
@@ -41,7 +42,7 @@ type YCSBHotExpectation struct {
 // exceed the population's top-k probabilities when draws is not much more
 // than records (the sample's hottest keys are partly the lucky ones). So
 // it is computed by simulation of the scripts' own generator (prng.GrayZipf,
-// the FNV-1a scramble, the uniform) with the run's number of draws, seeded,
+// the FNV-1a scramble or none, the uniform) with the run's number of draws, seeded,
 // rather than from the pmf: exact for the statistic up to the simulation's
 // own noise, of the order of the run's. Latest is simulated with the key
 // space fixed at records (the run's inserts move it by 5 % of the
@@ -61,6 +62,11 @@ func YCSBHotShare(dist string, records, draws, k int64) (YCSBHotExpectation, err
 		for range n {
 			counts[s.Uniform(0, records-1)]++
 		}
+	case YCSBUnscrambled:
+		g := prng.NewGrayZipf(records, YCSBTheta)
+		for range n {
+			counts[g.Draw(&s)]++
+		}
 	case YCSBLatest:
 		g := prng.NewGrayZipf(records, YCSBTheta)
 		for range n {
@@ -76,7 +82,7 @@ func YCSBHotShare(dist string, records, draws, k int64) (YCSBHotExpectation, err
 			counts[h%records]++
 		}
 	default:
-		return YCSBHotExpectation{}, fmt.Errorf("unknown YCSB distribution %q: %s, %s or %s", dist, YCSBZipfian, YCSBUniform, YCSBLatest)
+		return YCSBHotExpectation{}, fmt.Errorf("unknown YCSB distribution %q: %s, %s, %s or %s", dist, YCSBZipfian, YCSBUnscrambled, YCSBUniform, YCSBLatest)
 	}
 	slices.SortFunc(counts, func(a, b int32) int { return int(b - a) })
 	var top int64
