@@ -66,7 +66,8 @@ func TestYCSBInitAndRun(t *testing.T) {
 // (ycsb_meta's records and fields, the sequence's maxkey, a -D's value
 // where one overrides), the hottest-keys expectation is over those
 // records, not the table's size, and the updates wrote every one of the
-// 4 fields (a loaded field is [A-Za-z0-9], a written one md5 hex).
+// 4 fields (a loaded field is [A-Za-z0-9], a written one md5 hex);
+// ycsb-d runs in the simple and prepared protocols.
 func TestYCSBProbeVarsInRunJSON(t *testing.T) {
 	url := pgtest.ConnString(t)
 	mustRun(t, 0, "init", "-w", "ycsb", "--records", "2000", "--fields", "4", "--field-length", "50", "-j", "1", "--url", url)
@@ -114,11 +115,12 @@ func TestYCSBProbeVarsInRunJSON(t *testing.T) {
 	if !strings.Contains(out, "for unscrambled zipfian θ=0.99 over 1500 records)") {
 		t.Errorf("the expectation is not the -D's:\n%s", out)
 	}
-	// ycsb-d reads the newest keys through the sequence, in every protocol.
+	// ycsb-d reads the newest keys through the sequence, in every protocol,
+	// and its expectation is simulated with the moving newest key.
 	for _, proto := range []string{"simple", "prepared"} {
 		before := countRows(t, url, "usertable")
 		out, r = run("ycsb-d", "--protocol", proto)
-		if r.Workload.Probe["latest"] != "1" || !strings.Contains(out, "no expectation for latest") {
+		if r.Workload.Probe["latest"] != "1" || !strings.Contains(out, "for latest θ=0.99 from ") {
 			t.Errorf("ycsb-d %s: probe %v\n%s", proto, r.Workload.Probe, out)
 		}
 		if countRows(t, url, "usertable") <= before {

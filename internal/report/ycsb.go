@@ -16,12 +16,15 @@ const YCSBTally = "key"
 // keys (N keys): x % of operations (expected y % for zipfian θ=0.99 over R
 // records)". The share is sum(TopCounts[:N]) / Draws of the tally "key";
 // the expectation is workload.YCSBHotShare (a seeded simulation of the
-// scripts' generator with the run's number of draws). Records and the
+// scripts' generator with the run's number of draws; for latest
+// YCSBLatestHotShare, the newest key moving with the run's share of
+// inserts, from the probe's maxkey+1 keys). Records and the
 // distribution are the probe's variables as the clients got them
 // (run.json's workload.probe); in runs written before those were recorded,
 // the command line's -D records=, uniform=1, latest=1, else usertable's
-// row estimate in the run's evidence (which drifts with the inserts); a
-// run with neither shows the share without expectation. Nothing for runs
+// row estimate in the run's evidence (which drifts with the inserts), and
+// latest without expectation (its scripts drew it per client); a run with
+// neither shows the share without expectation. Nothing for runs
 // without that tally.
 func YCSBBlocks(run *results.Run) []Block {
 	if run == nil {
@@ -52,14 +55,25 @@ func YCSBBlocks(run *results.Run) []Block {
 	switch {
 	case records <= 0:
 		line += fmt.Sprintf(" (of the %d keys drawn; no expectation: the record count is not in run.json (no probe, no -D records=N, no usertable size))", tl.Distinct)
-	case dist == workload.YCSBLatest:
-		// The hot keys are the newest, and every insert moves them: the
-		// counts of one key over the run are not those of a fixed key
-		// space, so a fixed-space simulation would mislead (it gave 62 %
-		// for a measured 38 % over a 20 s ycsb-d run).
+	case dist == workload.YCSBLatest && run.Workload.Probe == nil:
+		// Runs before the probe was recorded drew latest per client
+		// (from the client's own inserts): no simulation of that.
 		line += " (no expectation for latest: the hottest keys move with every insert)"
 	case int64(len(tl.TopCounts)) < k && tl.Capped:
 		line += " (a lower bound: the tally kept fewer keys than that)"
+	case dist == workload.YCSBLatest:
+		// The hot keys are the newest, and every insert moves them: the
+		// simulation moves them as the run's share of inserts does.
+		ins, space := ycsbInsertShare(run.Workload.Scripts), records
+		if mk, err := strconv.ParseInt(strings.TrimSpace(run.Workload.Probe["maxkey"]), 10, 64); err == nil && mk >= 0 {
+			space = mk + 1 // the keys at the start, the loaded and the inserted
+		}
+		exp, err := workload.YCSBLatestHotShare(space, tl.Draws, k, ins)
+		if err != nil {
+			line += " (" + err.Error() + ")"
+			break
+		}
+		line += fmt.Sprintf(" (expected %.1f %% for latest θ=0.99 from %d keys, %.0f %% inserts moving the newest)", 100*exp.Share, space, 100*ins)
 	default:
 		exp, err := workload.YCSBHotShare(dist, records, tl.Draws, k)
 		if err != nil {
@@ -73,6 +87,22 @@ func YCSBBlocks(run *results.Run) []Block {
 		line += fmt.Sprintf(" (expected %.1f %% for %s over %d %s)", 100*exp.Share, what, records, sp.unit)
 	}
 	return []Block{&Lines{Lines: []string{line}}}
+}
+
+// ycsbInsertShare is the share of the operations that insert: the weight
+// of the script named insert over all weights.
+func ycsbInsertShare(scripts []results.ScriptWeight) float64 {
+	var ins, all int
+	for _, s := range scripts {
+		all += s.Weight
+		if s.Name == "insert" {
+			ins += s.Weight
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(ins) / float64(all)
 }
 
 // ycsbSpace is a YCSB run's key space: the distribution, the number of

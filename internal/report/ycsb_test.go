@@ -66,8 +66,8 @@ func textOf(t *testing.T, d *Doc) string {
 // TestYCSBBlocksProbe: with the probe's variables in run.json, the
 // expectation is over the probe's records, not usertable's row estimate
 // (which the inserts moved), the distribution is the probe's (latest over
-// uniform, scrambled=0 the plain zipfian), and uniform draws over
-// 0..maxkey.
+// uniform, scrambled=0 the plain zipfian), uniform draws over 0..maxkey,
+// and latest is simulated from maxkey+1 keys with the scripts' inserts.
 func TestYCSBBlocksProbe(t *testing.T) {
 	const draws = 50000
 	top := make([]int64, 1000)
@@ -76,7 +76,7 @@ func TestYCSBBlocksProbe(t *testing.T) {
 	}
 	run := &results.Run{
 		CommandLine: []string{"pgtrial", "run", "-b", "ycsb-a", "-D", "records=7"},
-		Workload: results.Workload{Name: "ycsb-a", Probe: map[string]string{
+		Workload: results.Workload{Name: "ycsb-a", Scripts: []results.ScriptWeight{{Name: "read", Weight: 95}, {Name: "insert", Weight: 5}}, Probe: map[string]string{
 			"records": "100000", "fields": "10", "field_length": "100", "maxkey": "102483", "uniform": "0", "latest": "0", "scrambled": "1"}},
 		Server:  &results.ServerInfo{Tables: []results.TableSize{{Name: "usertable", Rows: 102484}}},
 		Tallies: []results.Tally{{Name: "key", Draws: draws, Distinct: 40000, TopCounts: top}},
@@ -90,7 +90,7 @@ func TestYCSBBlocksProbe(t *testing.T) {
 		{map[string]string{"scrambled": "0"}, " for unscrambled zipfian θ=0.99 over 100000 records)"},
 		{map[string]string{"uniform": "1"}, "hottest 1 % of keys (1024 keys)"},
 		{map[string]string{"uniform": "1"}, " for uniform over 102484 keys)"},
-		{map[string]string{"uniform": "1", "latest": "true"}, "no expectation for latest"},
+		{map[string]string{"uniform": "1", "latest": "true"}, " for latest θ=0.99 from 102484 keys, 5 % inserts moving the newest)"},
 	} {
 		p := map[string]string{}
 		for k, v := range run.Workload.Probe {

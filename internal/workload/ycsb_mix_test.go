@@ -306,7 +306,7 @@ func TestYCSBUnscrambled(t *testing.T) {
 	g := prng.NewGrayZipf(records, workload.YCSBTheta)
 	for _, scrambled := range []string{"0", "1"} {
 		sim := newYCSBSim(t, "ycsb-c", 10, 4, records, map[string]string{"scrambled": scrambled})
-		sim.runMix(txns, 11)
+		sim.runMix(txns, 17)
 		counts := map[int64]int{}
 		for _, k := range sim.keys {
 			if k < 0 || k >= records {
@@ -348,5 +348,52 @@ func sortDesc(a []int) {
 		for j := i; j > 0 && a[j] > a[j-1]; j-- {
 			a[j], a[j-1] = a[j-1], a[j]
 		}
+	}
+}
+
+// TestYCSBLatestHotShareScripts: the report's expectation for latest
+// (YCSBLatestHotShare, the key sequence moving with 5 % inserts) is the
+// statistic ycsb-d's scripts give: the share of the hottest 1 % of the
+// keys read by 8 clients sharing one sequence, within 4 SD of the
+// difference of two samples; and it is below the fixed-key-space share
+// (the inserts spread the reads over more keys).
+func TestYCSBLatestHotShareScripts(t *testing.T) {
+	const records, txns = 5000, 20000
+	const k = records / 100
+	sim := newYCSBSim(t, "ycsb-d", 10, 8, records, nil)
+	sim.runMix(txns, 17)
+	counts := map[int64]int{}
+	for _, key := range sim.keys {
+		counts[key]++
+	}
+	top := make([]int, 0, len(counts))
+	for _, c := range counts {
+		top = append(top, c)
+	}
+	sortDesc(top)
+	var hot int
+	for _, c := range top[:k] {
+		hot += c
+	}
+	n := int64(len(sim.keys))
+	share := float64(hot) / float64(n)
+	exp, err := workload.YCSBLatestHotShare(records, n, k, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := math.Sqrt(2 * exp.Share * (1 - exp.Share) / float64(n))
+	if math.Abs(share-exp.Share) > 4*sd {
+		t.Errorf("ycsb-d scripts: hottest 1 %% share %.4f, simulation %.4f ± %.4f (4 SD)", share, exp.Share, 4*sd)
+	}
+	fixed, err := workload.YCSBLatestHotShare(records, n, k, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(exp.Share < fixed.Share-4*sd) {
+		t.Errorf("with inserts %.4f, without %.4f: the moving newest should lower the share", exp.Share, fixed.Share)
+	}
+	t.Logf("latest: scripts %.4f, simulation %.4f (± %.4f), fixed key space %.4f, over %d reads", share, exp.Share, 4*sd, fixed.Share, n)
+	if _, err := workload.YCSBLatestHotShare(records, n, k, 0.9); err == nil {
+		t.Error("an insert share of 0.9 accepted")
 	}
 }
