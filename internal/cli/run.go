@@ -303,11 +303,14 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	for i, v := range plan.vars {
 		vars[i] = trial.Var{Name: v[0], Value: v[1]}
 	}
-	probed, err := trial.RunProbe(ctx, connString, plan.mix, plan.probe, vars)
+	probed, probeVars, err := trial.RunProbe(ctx, connString, plan.mix, plan.probe, vars)
 	if err != nil {
 		return err
 	}
 	vars = append(vars, probed...)
+	if err := plan.remakeMix(probeVars); err != nil {
+		return err
+	}
 	tc := &trial.Config{
 		ConnString:      connString,
 		Target:          tgt.target,
@@ -330,6 +333,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		PerCommand:      o.perCommand,
 		TxLog:           o.txlog,
 		Vars:            vars,
+		Probe:           probeVars,
 		Seed:            plan.seed,
 		Collect:         o.collect.config(tgt.local != ""),
 		Dir:             dirPath,

@@ -14,6 +14,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/script"
 	"github.com/pgtrial/pgtrial/internal/trial"
+	"github.com/pgtrial/pgtrial/internal/workload"
 )
 
 // runPlan is a validated run, before connecting.
@@ -29,6 +30,10 @@ type runPlan struct {
 	warnings     []string
 	needsPgbench bool
 	mix, probe   string // a Mix given with -b (tpcc) and its Probe
+	// the Mix's definition and where its scripts are in scripts
+	// (remakeMix makes them again for the probe's variables)
+	mixDef        workload.Mix
+	mixAt, mixLen int
 	// --scenario (scenario.go)
 	scenarios       []trial.Scenario
 	scenarioScripts []trial.Script
@@ -150,6 +155,7 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 				for _, s := range ms {
 					total += int64(s.Weight)
 				}
+				p.mixDef, p.mixAt, p.mixLen = m, len(p.scripts), len(ms)
 				p.scripts = append(p.scripts, ms...)
 				p.mix, p.probe = m.Name, m.Probe
 				continue
@@ -178,6 +184,24 @@ func planRun(o *runOptions, changed func(string) bool) (*runPlan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// remakeMix makes the plan's mix scripts again for the probe's variables
+// as the clients get them (trial.MixForVars: YCSB's update branches over
+// ycsb_meta's fields) and prepares the scripts again.
+func (p *runPlan) remakeMix(got map[string]string) error {
+	if p.mix == "" || got == nil || len(p.scenarios) > 0 {
+		return nil
+	}
+	ss, ok, err := trial.MixForVars(p.mixDef, got)
+	if err != nil || !ok {
+		return err
+	}
+	if len(ss) != p.mixLen || p.mixAt+p.mixLen > len(p.scripts) {
+		return fmt.Errorf("built-in mix %s: %d scripts made for the probe's variables, %d planned", p.mix, len(ss), p.mixLen)
+	}
+	copy(p.scripts[p.mixAt:], ss)
+	return trial.PrepareScripts(p.scripts, p.mode)
 }
 
 // quotedList is `"a" or "b"`, `"a", "b" or "c"`.

@@ -62,3 +62,62 @@ func textOf(t *testing.T, d *Doc) string {
 	}
 	return b.String()
 }
+
+// TestYCSBBlocksProbe: with the probe's variables in run.json, the
+// expectation is over the probe's records, not usertable's row estimate
+// (which the inserts moved), the distribution is the probe's (latest over
+// uniform, scrambled=0 the plain zipfian), uniform draws over 0..maxkey,
+// and latest is simulated from maxkey+1 keys with the scripts' inserts.
+func TestYCSBBlocksProbe(t *testing.T) {
+	const draws = 50000
+	top := make([]int64, 1000)
+	for i := range top {
+		top[i] = 20
+	}
+	run := &results.Run{
+		CommandLine: []string{"pgtrial", "run", "-b", "ycsb-a", "-D", "records=7"},
+		Workload: results.Workload{Name: "ycsb-a", Scripts: []results.ScriptWeight{{Name: "read", Weight: 95}, {Name: "insert", Weight: 5}}, Probe: map[string]string{
+			"records": "100000", "fields": "10", "field_length": "100", "maxkey": "102483", "uniform": "0", "latest": "0", "scrambled": "1"}},
+		Server:  &results.ServerInfo{Tables: []results.TableSize{{Name: "usertable", Rows: 102484}}},
+		Tallies: []results.Tally{{Name: "key", Draws: draws, Distinct: 40000, TopCounts: top}},
+	}
+	for _, c := range []struct {
+		set  map[string]string
+		want string
+	}{
+		{nil, "hottest 1 % of keys (1000 keys): 40.0 % of operations (expected "},
+		{nil, " for zipfian θ=0.99 over 100000 records)"},
+		{map[string]string{"scrambled": "0"}, " for unscrambled zipfian θ=0.99 over 100000 records)"},
+		{map[string]string{"uniform": "1"}, "hottest 1 % of keys (1024 keys)"},
+		{map[string]string{"uniform": "1"}, " for uniform over 102484 keys)"},
+		{map[string]string{"uniform": "1", "latest": "true"}, " for latest θ=0.99 from 102484 keys, 5 % inserts moving the newest)"},
+	} {
+		p := map[string]string{}
+		for k, v := range run.Workload.Probe {
+			p[k] = v
+		}
+		for k, v := range c.set {
+			p[k] = v
+		}
+		r := *run
+		r.Workload.Probe = p
+		if got := textOf(t, Run(&RunView{Run: &r})); !strings.Contains(got, c.want) {
+			t.Errorf("probe %v: want %q in\n%s", c.set, c.want, got)
+		}
+	}
+	// A run written before the probe was recorded: the estimate, as before.
+	old := *run
+	old.Workload.Probe = nil
+	old.CommandLine = nil
+	if got := textOf(t, Run(&RunView{Run: &old})); !strings.Contains(got, "over 102484 records)") {
+		t.Errorf("old run without -D: want the row estimate:\n%s", got)
+	}
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{{"1", true}, {"0", false}, {"t", true}, {"yes", true}, {"off", false}, {"", false}, {"null", false}, {"2.5", true}, {"x", false}} {
+		if varTrue(c.s) != c.want {
+			t.Errorf("varTrue(%q) = %v", c.s, !c.want)
+		}
+	}
+}

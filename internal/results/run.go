@@ -122,6 +122,11 @@ type Workload struct {
 	Name    string         `json:"name,omitempty"`
 	Scripts []ScriptWeight `json:"scripts,omitempty"`
 	Scale   int            `json:"scale,omitempty"`
+	// Probe are a built-in mix's probe variables as the clients got them
+	// (name → value: the probe's column, or the -D that overrode it), e.g.
+	// YCSB's records, fields, maxkey, uniform, latest, scrambled; absent
+	// without a probe and in runs written before it was recorded.
+	Probe map[string]string `json:"probe,omitempty"`
 }
 
 // ScriptWeight is one script of the workload and its weight in the mix.

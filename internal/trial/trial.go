@@ -73,7 +73,10 @@ type Config struct {
 	// Result.LogErrors.
 	Log  *TxLogSpec
 	Vars []Var
-	Seed prng.Seed
+	// Probe are a mix's probe variables as the clients get them (RunProbe),
+	// recorded in run.json's workload.probe.
+	Probe map[string]string
+	Seed  prng.Seed
 
 	// Collect chooses the evidence collectors; they sample into the run
 	// directory, so without Dir there are none.
@@ -291,7 +294,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	if wlName == "" {
 		wlName = WorkloadName(c.Scripts)
 	}
-	wl := results.Workload{Name: wlName}
+	wl := results.Workload{Name: wlName, Probe: c.Probe}
 	for i, s := range c.Scripts {
 		names[i], weights[i], programs[i] = s.Name, s.Weight, s.Parsed
 		ncmds[i] = len(s.Parsed.Commands)

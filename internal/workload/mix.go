@@ -14,6 +14,11 @@ type Mix struct {
 	// reads :scale from pgbench_branches (e.g. warehouses, records). ""
 	// for none. A -D of the same name wins.
 	Probe string
+	// ForVars, if set, makes the scripts again for the probe's variables
+	// as the clients get them (the probe's, or a -D's of the same name):
+	// YCSB's update branches over ycsb_meta's fields. Scripts are then
+	// those of the defaults (what --show-script prints).
+	ForVars func(vars map[string]string) ([]MixScript, error)
 }
 
 // MixScript is one transaction type of a Mix.

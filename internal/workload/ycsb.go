@@ -37,8 +37,8 @@ func (y YCSB) Validate() error {
 	switch {
 	case y.Records < 1:
 		return fmt.Errorf("invalid --records %d: it must be at least 1", y.Records)
-	case y.Fields < 1 || y.Fields > 1000:
-		return fmt.Errorf("invalid --fields %d: it must be in 1..1000", y.Fields)
+	case y.Fields < 1 || y.Fields > YCSBMaxFields:
+		return fmt.Errorf("invalid --fields %d: it must be in 1..%d", y.Fields, YCSBMaxFields)
 	case y.FieldLength < 1 || y.FieldLength > 1<<20:
 		return fmt.Errorf("invalid --field-length %d: it must be in 1..1048576", y.FieldLength)
 	}

@@ -7,12 +7,13 @@ import (
 	"github.com/pgtrial/pgtrial/internal/prng"
 )
 
-// YCSB request distributions (the mixes' -D uniform=1 / latest=1; neither:
-// zipfian).
+// YCSB request distributions (the mixes' -D latest=1 / uniform=1 /
+// scrambled=0; none: zipfian).
 const (
-	YCSBZipfian = "zipfian" // scrambled: θ = 0.99 over 10^10 items, FNV-1a-hashed onto the keys
-	YCSBUniform = "uniform"
-	YCSBLatest  = "latest" // newest keys hottest: maxkey − zipfian(θ = 0.99 over maxkey+1)
+	YCSBZipfian     = "zipfian"             // scrambled: θ = 0.99 over 10^10 items, FNV-1a-hashed onto the keys
+	YCSBUnscrambled = "unscrambled zipfian" // θ = 0.99 over the keys 0..records−1, key 0 hottest
+	YCSBUniform     = "uniform"
+	YCSBLatest      = "latest" // newest keys hottest: the sequence's newest − zipfian(θ = 0.99 over 0..maxkey)
 )
 
 // YCSB's generator constants (ScrambledZipfianGenerator).
@@ -41,11 +42,11 @@ type YCSBHotExpectation struct {
 // exceed the population's top-k probabilities when draws is not much more
 // than records (the sample's hottest keys are partly the lucky ones). So
 // it is computed by simulation of the scripts' own generator (prng.GrayZipf,
-// the FNV-1a scramble, the uniform) with the run's number of draws, seeded,
+// the FNV-1a scramble or none, the uniform) with the run's number of draws, seeded,
 // rather than from the pmf: exact for the statistic up to the simulation's
-// own noise, of the order of the run's. Latest is simulated with the key
-// space fixed at records (the run's inserts move it by 5 % of the
-// operations).
+// own noise, of the order of the run's. Latest is simulated here with the
+// key space fixed at records (a run without inserts); YCSBLatestHotShare
+// moves it with the run's inserts.
 func YCSBHotShare(dist string, records, draws, k int64) (YCSBHotExpectation, error) {
 	switch {
 	case records < 1 || draws < 1 || k < 1:
@@ -60,6 +61,11 @@ func YCSBHotShare(dist string, records, draws, k int64) (YCSBHotExpectation, err
 	case YCSBUniform:
 		for range n {
 			counts[s.Uniform(0, records-1)]++
+		}
+	case YCSBUnscrambled:
+		g := prng.NewGrayZipf(records, YCSBTheta)
+		for range n {
+			counts[g.Draw(&s)]++
 		}
 	case YCSBLatest:
 		g := prng.NewGrayZipf(records, YCSBTheta)
@@ -76,7 +82,7 @@ func YCSBHotShare(dist string, records, draws, k int64) (YCSBHotExpectation, err
 			counts[h%records]++
 		}
 	default:
-		return YCSBHotExpectation{}, fmt.Errorf("unknown YCSB distribution %q: %s, %s or %s", dist, YCSBZipfian, YCSBUniform, YCSBLatest)
+		return YCSBHotExpectation{}, fmt.Errorf("unknown YCSB distribution %q: %s, %s, %s or %s", dist, YCSBZipfian, YCSBUnscrambled, YCSBUniform, YCSBLatest)
 	}
 	slices.SortFunc(counts, func(a, b int32) int { return int(b - a) })
 	var top int64
@@ -96,4 +102,53 @@ func YCSBPopulationTopShare(records, k int64) float64 {
 		p += g.Pmf(r)
 	}
 	return p
+}
+
+// YCSBLatestHotShare is YCSBHotShare for latest with the run's inserts:
+// the scripts' process, one key sequence for all clients, simulated from
+// keys 0..space−1 at the start (the probe's maxkey + 1). Each
+// operation inserts with probability insertShare (the newest key moves up
+// by one) or draws key = newest − offset, offset of the plain zipfian
+// (θ = 0.99) over 0..maxkey, and counts it; draws counted operations are
+// simulated (at most ycsbSimMaxDraws). The offset's range follows the
+// newest key in steps of 1 % (the clients' maxkey lags by their last
+// insert anyway; a 1 % longer range changes ζ(n, 0.99) by about
+// 0.01·n^0.01, under 0.2 % of it for n ≤ 2·10^7), so ζ is recomputed about
+// 100·ln(growth) times, each at most 10^4 terms. What it leaves out: a read
+// of a key whose insert has not committed yet still counts the key (as the
+// script's \tally does), and failed inserts leave gaps.
+func YCSBLatestHotShare(space, draws, k int64, insertShare float64) (YCSBHotExpectation, error) {
+	switch {
+	case space < 1 || draws < 1 || k < 1:
+		return YCSBHotExpectation{}, fmt.Errorf("YCSB expectation: keys %d, draws %d, hottest %d must be positive", space, draws, k)
+	case space > ycsbSimMaxRecords:
+		return YCSBHotExpectation{}, fmt.Errorf("YCSB expectation: %d keys exceed the simulation's %d", space, ycsbSimMaxRecords)
+	case !(insertShare >= 0 && insertShare <= 0.5):
+		return YCSBHotExpectation{}, fmt.Errorf("YCSB expectation: insert share %g outside 0..0.5", insertShare)
+	}
+	n := min(draws, ycsbSimMaxDraws)
+	// inserts ≈ n·p/(1−p); the slice grows if the draw of them exceeds it.
+	counts := make([]int32, space, space+int64(float64(n)*insertShare/(1-insertShare)*1.1)+64)
+	s := prng.NewState(0x1a7e57)
+	newest := space - 1 // the newest key; the offset's range is 0..space−1
+	g := prng.NewGrayZipf(space, YCSBTheta)
+	for done := int64(0); done < n; {
+		if insertShare > 0 && s.Double() < insertShare {
+			newest++
+			counts = append(counts, 0)
+			if newest+1-space >= max(space/100, 1) {
+				space = newest + 1
+				g = prng.NewGrayZipf(space, YCSBTheta)
+			}
+			continue
+		}
+		counts[newest-g.Draw(&s)]++
+		done++
+	}
+	slices.SortFunc(counts, func(a, b int32) int { return int(b - a) })
+	var top int64
+	for _, c := range counts[:min(k, int64(len(counts)))] {
+		top += int64(c)
+	}
+	return YCSBHotExpectation{Share: float64(top) / float64(n), Draws: n}, nil
 }
