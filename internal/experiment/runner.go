@@ -264,8 +264,8 @@ func (r *runner) preflight(ctx context.Context) error {
 		}
 	}
 
-	// The workload's tables: loaded below when the file gives a scale, else
-	// they must be there.
+	// The workload's tables: loaded below when the file gives a scale (or
+	// builtin tpcc's warehouses), else they must be there.
 	if s.Workload.TPCCMode != "" {
 		if err := r.tpccPreflight(cctx, conn); err != nil { // runner_tpcc.go
 			return err

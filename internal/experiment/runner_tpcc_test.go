@@ -101,6 +101,9 @@ func TestTPCCSummaries(t *testing.T) {
 	if a.NOPM.Median != 990 || a.Ratio.N != 3 || a.Ratio.Min != 800.0/1100 || a.Agree != 2 {
 		t.Errorf("a NOPM %+v, ratio %+v, agree %d; want median 990, 3 ratios from %g, 2 agreeing", a.NOPM, a.Ratio, a.Agree, 800.0/1100)
 	}
+	if a.LimitsMet != 3 || b.LimitsMet != 0 {
+		t.Errorf("limits met in %d and %d runs, want 3 and 0", a.LimitsMet, b.LimitsMet)
+	}
 	if a.Consistency.Pass != 3 || len(a.Consistency.Failed) != 0 || a.Mode != "throughput" || a.Warehouses != 2 {
 		t.Errorf("a consistency %+v, mode %s, warehouses %d", a.Consistency, a.Mode, a.Warehouses)
 	}

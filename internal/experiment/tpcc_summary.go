@@ -33,8 +33,10 @@ type TPCCSummary struct {
 	Agree       int      `json:"agree"`
 	NOPMMissing []string `json:"nopm_missing,omitempty"`
 
-	Types       []TPCCTypeSummary `json:"types"` // in the mix's order
-	Consistency TPCCConsistency   `json:"consistency"`
+	Types []TPCCTypeSummary `json:"types"` // in the mix's order
+	// LimitsMet counts the runs in which every type met its limit.
+	LimitsMet   int             `json:"limits_met"`
+	Consistency TPCCConsistency `json:"consistency"`
 }
 
 // TPCCTypeSummary is one transaction type against its 90th-percentile
@@ -116,7 +118,9 @@ func summariseTPCC(ts []*results.TPCC, ns []int) TPCCSummary {
 				s.Agree++
 			}
 		}
+		met := len(t.Types) > 0
 		for _, ty := range t.Types {
+			met = met && ty.Pass
 			v := types[ty.Name]
 			if v == nil {
 				v = &tpccTypeValues{sum: TPCCTypeSummary{Name: ty.Name, LimitMs: ty.LimitMs}}
@@ -132,6 +136,9 @@ func summariseTPCC(ts []*results.TPCC, ns []int) TPCCSummary {
 				v.sum.Fail++
 			}
 			v.sum.Failed += ty.Failed
+		}
+		if met {
+			s.LimitsMet++
 		}
 		switch {
 		case t.ChecksFailed():
