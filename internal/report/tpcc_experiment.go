@@ -65,7 +65,7 @@ func TPCCExperimentBlocks(rec *experiment.Record) []Block {
 				p90 = Absent(ty.Name + " completed none in any run")
 			}
 			lim.Rows = append(lim.Rows, append(append([]Cell(nil), lead...), Text(ty.Name), p90, Text(format.Ms(ty.LimitMs)),
-				Text(fmt.Sprintf("%d of %d runs", ty.Pass, ty.Pass+ty.Fail)), Text(format.Count(ty.Failed))))
+				Text(fmt.Sprintf("%d of %d %s", ty.Pass, ty.Pass+ty.Fail, format.Plural(ty.Pass+ty.Fail, "run", "runs"))), Text(format.Count(ty.Failed))))
 		}
 	}
 	fig.Notes = []string{
