@@ -17,8 +17,8 @@ import (
 
 // analyse fills the record's conclusions from the runs made: each variant
 // against the first (compare: medians, ratio with a bootstrap interval over
-// runs, Mann-Whitney, verdict), the ramp's levels, the SLOs and the
-// checklist.
+// runs, Mann-Whitney, verdict), the ramp's levels, the TPC-C-like figures,
+// the SLOs and the checklist.
 func (r *runner) analyse() {
 	rec := r.rec
 	loaded := map[int]*results.Run{} // RunRecord.N → run.json
@@ -84,6 +84,7 @@ func (r *runner) analyse() {
 	}
 
 	rec.Findings = explain.Experiment(r.explainInput(loaded), r.explainConfig())
+	rec.TPCC = tpccSummaries(rec.Runs, loaded) // tpcc_summary.go
 
 	// SLOs: each variant's median quantile over its repeats at each rate.
 	rec.SLOs = nil

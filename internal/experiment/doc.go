@@ -26,7 +26,7 @@
 //	workload:                    # default: builtin tpcb-like
 //	  builtin: tpcb-like         # tpcb-like, simple-update, select-only (-b; a prefix works)
 //	  scale: 75                  # pgbench scale to load (pgtrial init -s); unset: read from pgbench_branches
-//	  # warehouses: 4            # builtin tpcc: the warehouses tpcc_meta must have (pgtrial init -w tpcc --warehouses 4)
+//	  # warehouses: 4            # builtin tpcc: loaded as pgtrial init -w tpcc --warehouses 4 unless tpcc_meta has 4; unset: tpcc_meta's
 //	  # mode: spec               # builtin tpcc: spec (keying/think times, 10 terminals per warehouse) or throughput (default)
 //	  # scripts:                 # instead of builtin (-f): files relative to this file
 //	  #   - {file: mix.sql, weight: 9}     # weight: default 1

@@ -35,9 +35,15 @@ type Record struct {
 	Target   results.Target `json:"target"`
 	Workload string         `json:"workload"`
 	Scale    int            `json:"scale,omitempty"`
-	Model    string         `json:"model"` // open, closed, ramp, search
-	Clients  int            `json:"clients,omitempty"`
-	Rate     float64        `json:"rate,omitempty"`
+	// Warehouses is builtin tpcc's: the warehouses of the runs (tpcc_meta).
+	Warehouses int `json:"warehouses,omitempty"`
+	// Loaded is the tables the experiment loaded before its runs (the
+	// file's scale or warehouses, which the database did not have); nil:
+	// it used the tables as they were.
+	Loaded  *TablesLoaded `json:"loaded,omitempty"`
+	Model   string        `json:"model"` // open, closed, ramp, search
+	Clients int           `json:"clients,omitempty"`
+	Rate    float64       `json:"rate,omitempty"`
 
 	WarmupS    float64 `json:"warmup_s"`
 	WindowS    float64 `json:"window_s"`
@@ -57,12 +63,15 @@ type Record struct {
 	// Findings are what the runs' evidence says about why (internal/explain:
 	// the ramp per level, each variant against the first, associations, OS
 	// alarms, plans that changed); versioned by their schema.
-	Findings    *explain.ExperimentFindings `json:"findings,omitempty"`
-	Search      *capacity.Result            `json:"search,omitempty"`
-	SLOs        []SLOResult                 `json:"slos,omitempty"`
-	Checks      []results.Check             `json:"checks,omitempty"`
-	Warnings    []string                    `json:"warnings,omitempty"`
-	Interrupted bool                        `json:"interrupted,omitempty"`
+	Findings *explain.ExperimentFindings `json:"findings,omitempty"`
+	// TPCC is a TPC-C-like experiment's figures per variant (a ramp: per
+	// level) over the runs' run.json "tpcc" (tpcc_summary.go).
+	TPCC        []TPCCSummary    `json:"tpcc,omitempty"`
+	Search      *capacity.Result `json:"search,omitempty"`
+	SLOs        []SLOResult      `json:"slos,omitempty"`
+	Checks      []results.Check  `json:"checks,omitempty"`
+	Warnings    []string         `json:"warnings,omitempty"`
+	Interrupted bool             `json:"interrupted,omitempty"`
 	// Reason is what interrupted the experiment ("SIGINT", "SIGTERM", …;
 	// "killed" when `pgtrial experiment --restore` finished the record).
 	Reason string `json:"interrupt_reason,omitempty"`
@@ -82,6 +91,17 @@ type VariantRecord struct {
 	Restart   bool              `json:"restart,omitempty"`   // applying it restarted the server
 	Setup     []string          `json:"setup,omitempty"`
 	Teardown  []string          `json:"teardown,omitempty"`
+}
+
+// TablesLoaded is a load the experiment made before its runs, as the init
+// command it equals.
+type TablesLoaded struct {
+	Workload   string  `json:"workload"` // "pgbench" or "tpcc"
+	Scale      int     `json:"scale,omitempty"`
+	Warehouses int     `json:"warehouses,omitempty"`
+	Seed       uint64  `json:"seed,omitempty"` // tpcc: the row generators' seed
+	Command    string  `json:"command"`        // "pgtrial init -w tpcc --warehouses 1 --seed 1"
+	DurationS  float64 `json:"duration_s"`
 }
 
 // InjectionPlanned is an injection of the file.

@@ -96,6 +96,7 @@ type runner struct {
 
 	tpccWarehouses int         // builtin tpcc: tpcc_meta's warehouses (runner_tpcc.go)
 	tpccProbe      []trial.Var // builtin tpcc: the mix's probe variables
+	tpccLoad       bool        // builtin tpcc: load workload.warehouses before the runs
 }
 
 func (r *runner) out(format string, args ...any) {
@@ -263,10 +264,10 @@ func (r *runner) preflight(ctx context.Context) error {
 		}
 	}
 
-	// The workload's tables: loaded below when the file gives a scale, else
-	// they must be there.
+	// The workload's tables: loaded below when the file gives a scale (or
+	// builtin tpcc's warehouses), else they must be there.
 	if s.Workload.TPCCMode != "" {
-		if r.tpccWarehouses, r.tpccProbe, err = tpccPreflight(cctx, conn, s); err != nil { // runner_tpcc.go
+		if err := r.tpccPreflight(cctx, conn); err != nil { // runner_tpcc.go
 			return err
 		}
 	}
@@ -296,7 +297,7 @@ func (r *runner) preflight(ctx context.Context) error {
 		if inj.Table == "" {
 			continue
 		}
-		if s.Workload.Scale > 0 && strings.HasPrefix(inj.Table, "pgbench_") {
+		if s.Workload.Scale > 0 && strings.HasPrefix(inj.Table, "pgbench_") || r.tpccLoads(inj.Table) {
 			continue
 		}
 		var ok bool
@@ -327,8 +328,12 @@ func ownConnect(ctx context.Context, connString string) (*pgx.Conn, error) {
 
 // loadTables loads the pgbench tables when the file gives a scale that the
 // database does not have (as `pgtrial init -s`: tables pgtrial did not
-// create are never dropped).
+// create are never dropped), and builtin tpcc's when the file gives
+// warehouses that the database does not have (loadTPCC).
 func (r *runner) loadTables(ctx context.Context) error {
+	if err := r.loadTPCC(ctx); err != nil { // runner_tpcc.go
+		return err
+	}
 	if r.loaded || r.scale == 0 {
 		return nil
 	}
@@ -355,6 +360,7 @@ func (r *runner) loadTables(ctx context.Context) error {
 	}
 	r.out("pgtrial: %s", res.Summary())
 	r.rec.Scale = r.scale
+	r.rec.Loaded = &TablesLoaded{Workload: "pgbench", Scale: r.scale, Command: fmt.Sprintf("pgtrial init -s %d", r.scale), DurationS: res.Total.Seconds()}
 	return nil
 }
 
@@ -367,7 +373,7 @@ func (r *runner) newRecord() *Record {
 	rec := &Record{
 		Schema: SchemaVersion, Name: s.Name, Description: s.Description, File: s.File,
 		StartedAt: time.Now(), Tool: r.env.Tool, Target: r.target,
-		Workload: trial.WorkloadName(r.scripts), Scale: r.scale,
+		Workload: r.workloadName(), Scale: r.scale, // runner_tpcc.go
 		Model: s.Model().String(), Clients: s.Load.Clients, Rate: s.Load.Rate,
 		WarmupS: s.Protocol.Warmup.Seconds(), WindowS: r.window.Seconds(),
 		Repeats: s.Protocol.Repeats, Interleave: s.Protocol.Interleave, Seed: r.seed,

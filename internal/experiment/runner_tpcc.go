@@ -2,69 +2,208 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pgtrial/pgtrial/internal/loader"
+	"github.com/pgtrial/pgtrial/internal/pgerr"
+	"github.com/pgtrial/pgtrial/internal/pgsession"
+	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
-	"github.com/pgtrial/pgtrial/internal/script"
 	"github.com/pgtrial/pgtrial/internal/tpcc"
 	"github.com/pgtrial/pgtrial/internal/trial"
 	"github.com/pgtrial/pgtrial/internal/workload"
 )
 
-// tpccScripts are the scripts of builtin tpcc's mix (workload.FindMix).
+// tpccScripts are the scripts of builtin tpcc's mix (trial.LoadMix, as
+// `run -b tpcc`: not Builtin, they need no pgbench tables).
 func tpccScripts(name string) ([]trial.Script, error) {
-	m, ok := workload.FindMix(name)
-	if !ok || len(m.Scripts) == 0 {
+	_, scripts, ok, err := trial.LoadMix(name)
+	if err != nil {
+		return nil, fmt.Errorf("workload: builtin %s: %w", name, err)
+	}
+	if !ok || len(scripts) == 0 {
 		return nil, fmt.Errorf("workload: builtin %s: this pgtrial has no such mix", name)
 	}
-	out := make([]trial.Script, 0, len(m.Scripts))
-	for _, ms := range m.Scripts {
-		p, err := script.Parse(ms.Name, ms.Script)
-		if err != nil {
-			return nil, fmt.Errorf("workload: builtin %s, script %s: %w", name, ms.Name, err)
-		}
-		out = append(out, trial.Script{Name: ms.Name, Builtin: true, Weight: ms.Weight, Parsed: p})
-	}
-	return out, nil
+	return scripts, nil
 }
 
-// tpccPreflight checks the database's TPC-C tables against the file: the
-// warehouses of tpcc_meta equal workload.warehouses when given. It returns
-// the warehouses and the mix's probe variables (e.g. :warehouses), which a
-// workload.variables entry of the same name overrides.
-func tpccPreflight(ctx context.Context, conn *pgx.Conn, s *Spec) (int, []trial.Var, error) {
-	have, err := tpcc.Warehouses(ctx, conn)
+// workloadName is the workload's name in experiment.json and run.json:
+// builtin tpcc's mix ("tpcc", "tpcc-spec"), else trial.WorkloadName.
+func (r *runner) workloadName() string {
+	if r.spec.Workload.TPCCMode != "" {
+		return r.spec.Workload.Builtin
+	}
+	return trial.WorkloadName(r.scripts)
+}
+
+// tpccLoadSeed is the seed of the rows an experiment loads: init's
+// default --seed, so the tables are those of `pgtrial init -w tpcc
+// --warehouses N`.
+const tpccLoadSeed = 1
+
+// tpccTables is the database's TPC-C-like tables: the names of
+// workload.TPCCTables present, those of them without pgtrial's mark
+// (workload.TPCCMark), and tpcc_meta's warehouses (0: no tpcc_meta, or no
+// row in it: no complete load).
+type tpccTables struct {
+	present, unmarked []string
+	warehouses        int
+}
+
+// readTPCCTables reads the TPC-C-like tables of the database.
+func readTPCCTables(ctx context.Context, conn *pgx.Conn) (tpccTables, error) {
+	var t tpccTables
+	rows, err := conn.Query(ctx, `SELECT n, coalesce(obj_description(to_regclass(n), 'pg_class'), '')
+  FROM unnest($1::text[]) AS n WHERE to_regclass(n) IS NOT NULL ORDER BY n`, workload.TPCCTables)
 	if err != nil {
-		return 0, nil, fmt.Errorf("%s: workload: builtin %s: %w", s.File, s.Workload.Builtin, err)
+		return t, fmt.Errorf("look for the TPC-C tables: %w", err)
 	}
-	if want := s.Workload.Warehouses; want > 0 && want != have {
-		return 0, nil, fmt.Errorf("%s: workload.warehouses is %d, and database %q has %d (tpcc_meta)\nhint: load them first: pgtrial init -w tpcc --warehouses %d",
-			s.File, want, conn.Config().Database, have, want)
+	for rows.Next() {
+		var name, comment string
+		if err := rows.Scan(&name, &comment); err != nil {
+			rows.Close()
+			return t, fmt.Errorf("look for the TPC-C tables: %w", err)
+		}
+		t.present = append(t.present, name)
+		if comment != workload.TPCCMark {
+			t.unmarked = append(t.unmarked, name)
+		}
 	}
-	m, _ := workload.FindMix(s.Workload.Builtin)
+	if err := rows.Err(); err != nil {
+		return t, fmt.Errorf("look for the TPC-C tables: %w", err)
+	}
+	if slices.Contains(t.present, "tpcc_meta") {
+		t.warehouses, err = tpcc.Warehouses(ctx, conn)
+		if errors.Is(err, pgx.ErrNoRows) {
+			t.warehouses, err = 0, nil // an unfinished load writes no row
+		}
+	}
+	return t, err
+}
+
+// tpccNeedsLoad says whether an experiment asking for want warehouses
+// loads the tables (as `pgtrial init -w tpcc --warehouses want`): when
+// tpcc_meta does not say want and every table of those names there is
+// pgtrial's (init drops only those). Tables of those names that pgtrial
+// did not make are an error: init never drops what it did not create.
+// want 0 (the file gives no warehouses): never; the tables must be there.
+func tpccNeedsLoad(t tpccTables, want int, file, database string) (bool, error) {
+	if want == 0 || t.warehouses == want && len(t.present) == len(workload.TPCCTables) {
+		return false, nil
+	}
+	if len(t.unmarked) > 0 {
+		return false, fmt.Errorf("%s: workload.warehouses is %d, and database %q has %s, which pgtrial did not create (no %q table comment): refusing to replace them; nothing was changed\nhint: drop them, use another database, or replace them with: pgtrial init -w tpcc --warehouses %d --force",
+			file, want, database, strings.Join(t.unmarked, ", "), workload.TPCCMark, want)
+	}
+	return true, nil
+}
+
+// tpccPreflight checks the database's TPC-C tables against the file. With
+// workload.warehouses given, tables at another warehouse count (or none)
+// are loaded before the runs (r.tpccLoad, loadTPCC); without it tpcc_meta
+// must be there. With the tables there, it reads their warehouses and the
+// mix's probe variables (e.g. :warehouses), which a workload.variables
+// entry of the same name overrides.
+func (r *runner) tpccPreflight(ctx context.Context, conn *pgx.Conn) error {
+	s := r.spec
+	want := s.Workload.Warehouses
+	if want == 0 {
+		have, err := tpcc.Warehouses(ctx, conn)
+		if err != nil {
+			return fmt.Errorf("%s: workload: builtin %s: %w", s.File, s.Workload.Builtin, err)
+		}
+		r.tpccWarehouses = have
+		r.tpccProbe, err = tpccProbeVars(ctx, conn, s.Workload.Builtin)
+		return err
+	}
+	t, err := readTPCCTables(ctx, conn)
+	if err != nil {
+		return fmt.Errorf("%s: workload: builtin %s: %w", s.File, s.Workload.Builtin, err)
+	}
+	if r.tpccLoad, err = tpccNeedsLoad(t, want, s.File, conn.Config().Database); err != nil || r.tpccLoad {
+		r.tpccWarehouses = want
+		return err
+	}
+	r.tpccWarehouses = t.warehouses
+	r.tpccProbe, err = tpccProbeVars(ctx, conn, s.Workload.Builtin)
+	return err
+}
+
+// tpccLoads says whether table is one the experiment's TPC-C load makes
+// (an injection's table need not be there before it).
+func (r *runner) tpccLoads(table string) bool {
+	return r.tpccLoad && slices.Contains(workload.TPCCTables, table)
+}
+
+// loadTPCC loads the TPC-C-like tables when the preflight found them
+// missing or at another warehouse count: loader.RunTPCC, the load of
+// `pgtrial init -w tpcc --warehouses N` (seed 1, DefaultJobs connections;
+// it drops only tables marked as pgtrial's), then reads the probe's
+// variables from the new tpcc_meta. experiment.json records the load.
+func (r *runner) loadTPCC(ctx context.Context) error {
+	if r.spec.Workload.TPCCMode == "" {
+		return nil
+	}
+	r.rec.Warehouses = r.tpccWarehouses
+	if !r.tpccLoad {
+		return nil
+	}
+	pgcfg, err := pgconn.ParseConfig(r.env.ConnString)
+	if err != nil {
+		return err
+	}
+	pgsession.Own(pgcfg, pgsession.NameInit, pgsession.Unbounded) // COPY and index builds: as long as they take
+	n := r.tpccWarehouses
+	cmd := fmt.Sprintf("pgtrial init -w tpcc --warehouses %d --seed %d", n, tpccLoadSeed)
+	r.out("pgtrial: loading the TPC-C-like tables, %d %s (%s)", n, format.Plural(n, "warehouse", "warehouses"), cmd)
+	res, err := loader.RunTPCC(ctx, loader.TPCCConfig{Conn: pgcfg, Warehouses: n, Seed: tpccLoadSeed, Out: discard{}, Progress: loader.ProgressQuiet})
+	if err != nil {
+		return fmt.Errorf("load the TPC-C tables (%s): %w", cmd, err)
+	}
+	r.out("pgtrial: %s", res.Summary())
+	r.tpccLoad = false
+	r.rec.Loaded = &TablesLoaded{Workload: "tpcc", Warehouses: n, Seed: tpccLoadSeed, Command: cmd, DurationS: res.Total.Seconds()}
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	conn, err := ownConnect(cctx, r.env.ConnString)
+	if err != nil {
+		return pgerr.Connect(err, nil)
+	}
+	defer conn.Close(context.Background())
+	r.tpccProbe, err = tpccProbeVars(cctx, conn, r.spec.Workload.Builtin)
+	return err
+}
+
+// tpccProbeVars runs the mix's probe (workload.Mix.Probe): its columns are
+// the client variables.
+func tpccProbeVars(ctx context.Context, conn *pgx.Conn, builtin string) ([]trial.Var, error) {
+	m, _ := workload.FindMix(builtin)
 	if m.Probe == "" {
-		return have, nil, nil
+		return nil, nil
 	}
 	rows, err := conn.Query(ctx, m.Probe)
 	if err != nil {
-		return 0, nil, fmt.Errorf("workload: builtin %s: probe: %w", s.Workload.Builtin, err)
+		return nil, fmt.Errorf("workload: builtin %s: probe: %w", builtin, err)
 	}
 	defer rows.Close()
 	var vars []trial.Var
 	if rows.Next() {
 		vals, err := rows.Values()
 		if err != nil {
-			return 0, nil, err
+			return nil, err
 		}
 		for i, fd := range rows.FieldDescriptions() {
 			vars = append(vars, trial.Var{Name: fd.Name, Value: fmt.Sprint(vals[i])})
 		}
 	}
-	return have, vars, rows.Err()
+	return vars, rows.Err()
 }
 
 // tpccVars are the probe's variables the file's do not define.
@@ -87,6 +226,7 @@ func tpccVars(probe []trial.Var, file []trial.Var) []trial.Var {
 func (r *runner) addTPCC(tc *trial.Config) {
 	mode, warehouses, connString, clients := r.spec.Workload.TPCCMode, r.tpccWarehouses, tc.ConnString, tc.Clients
 	tc.Vars = tpccVars(r.tpccProbe, tc.Vars)
+	tc.Workload = r.spec.Workload.Builtin
 	tc.WindowQueries = append(tc.WindowQueries, tpcc.NOPMQuery)
 	tc.BeforeFinish = func(run *results.Run, res *trial.Result) {
 		in := tpcc.Input{Mode: mode, Warehouses: warehouses, Clients: clients, Summary: res.Summary,

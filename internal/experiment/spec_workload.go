@@ -106,7 +106,7 @@ func workloadSection() section[Workload] {
 				w.Scale = int(v)
 			}
 		}},
-		{name: "warehouses", doc: "builtin tpcc: the TPC-C warehouses the database must have (pgtrial init -w tpcc --warehouses N)", dec: decodeWarehouses},
+		{name: "warehouses", doc: "builtin tpcc: the TPC-C warehouses, loaded (pgtrial init -w tpcc --warehouses N) when the database has another count", dec: decodeWarehouses},
 		{name: "mode", doc: "builtin tpcc: spec (keying and think times, 10 terminals per warehouse) or throughput (no waits)", dec: decodeTPCCMode},
 		{name: "scripts", doc: "script files instead of builtin (-f)", dec: func(d *decoder, w *Workload, e entry, path string, f *fields) {
 			if _, both := f.get("builtin"); both {

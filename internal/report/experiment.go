@@ -25,6 +25,7 @@ func Experiment(rec *experiment.Record, dir string) *Doc {
 	if rec.Search == nil && len(rec.Ramp) == 0 {
 		d.Add(variantTable(rec))
 	}
+	d.Add(TPCCExperimentBlocks(rec)...) // tpcc_experiment.go
 	for _, c := range rec.Comparisons {
 		v := CompareVerdicts(c)
 		v.Title = fmt.Sprintf("%s against %s (%d vs %d runs):", c.NameB, c.NameA, len(c.RunsB), len(c.RunsA))
@@ -64,6 +65,9 @@ func experimentHeader(rec *experiment.Record) []string {
 	if rec.Scale > 0 {
 		fmt.Fprintf(&b, " (scale %d)", rec.Scale)
 	}
+	if rec.Warehouses > 0 {
+		fmt.Fprintf(&b, " (%d %s)", rec.Warehouses, format.Plural(rec.Warehouses, "warehouse", "warehouses"))
+	}
 	fmt.Fprintf(&b, " on %s (PostgreSQL %s); %s", targetText(rec), rec.Target.ServerVersion, modelText(rec))
 	lines := []string{b.String()}
 
@@ -86,6 +90,9 @@ func experimentHeader(rec *experiment.Record) []string {
 	}
 	fmt.Fprintf(&b, ", seed %d", rec.Seed)
 	lines = append(lines, b.String())
+	if l := rec.Loaded; l != nil {
+		lines = append(lines, fmt.Sprintf("tables loaded before the runs in %s: %s", format.Seconds(l.DurationS), l.Command))
+	}
 
 	if c := rec.Calibration; c != nil && c.Text != "" {
 		// The A/A runs made before the real runs (not in the comparisons);

@@ -37,7 +37,7 @@ func TestTPCCInRunSummaryAndReport(t *testing.T) {
 	}
 	for _, out := range []string{text.String(), strings.ReplaceAll(md.String(), `\_`, "_")} {
 		for _, want := range []string{
-			"TPC-C-like (throughput mode, 4 warehouses, 8 clients): throughput mode: not comparable with published tpmC",
+			"TPC-C-like (throughput mode, 4 warehouses, 8 clients): not comparable with published tpmC",
 			"tpmC-like 12000.0 New-Orders/min",
 			"NOPM 11880.0",
 			"NOPM/tpmC 0.990, expected 0.99 (1 % rolled back): they agree within 10 %",
@@ -51,6 +51,9 @@ func TestTPCCInRunSummaryAndReport(t *testing.T) {
 			if !strings.Contains(out, want) {
 				t.Errorf("missing %q in:\n%s", want, out)
 			}
+		}
+		if n := strings.Count(out, "throughput mode"); n != 1 {
+			t.Errorf("\"throughput mode\" %d times, want once:\n%s", n, out)
 		}
 	}
 	if blocks := TPCCBlocks(nil); blocks != nil {
