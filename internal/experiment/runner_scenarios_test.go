@@ -6,6 +6,7 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/pgtest/pgbenchdb"
 	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/trial"
 )
 
 // TestExperimentScenarios: two concurrent scenarios (a reader open at 50
@@ -73,5 +74,46 @@ collect: false
 			rr.Scenarios[0].Committed != rd.Summary.Total.Committed || rr.Scenarios[1].TPS != wr.Summary.Total.TPS {
 			t.Errorf("run %d: record's scenarios %+v", i, rr.Scenarios)
 		}
+	}
+}
+
+// TestUseScenarios: a run's scenarios at a ramp's level. By rate, the open
+// scenarios share the level in proportion to their rates and the closed
+// one keeps its clients; threads are resolved per scenario (at most its
+// clients); the run's sums follow.
+func TestUseScenarios(t *testing.T) {
+	spec, err := Parse("x.yaml", []byte(`
+scenarios:
+  - {name: a, builtin: select-only, rate: 10, clients: 2, threads: 4}
+  - {name: b, builtin: select-only, rate: 30, clients: 3, threads: 1}
+  - {name: c, builtin: simple-update, closed: true, clients: 2}
+load: {ramp: {by: rate, from: 100, to: 200, steps: 2}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &runner{spec: spec}
+	if err := r.loadScenarios(); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.scripts) != 3 || r.scenarios[2].First != 2 || r.scenarios[2].N != 1 {
+		t.Fatalf("scripts %d, scenarios %+v", len(r.scripts), r.scenarios)
+	}
+	tc := &trial.Config{Scripts: r.scripts}
+	p := runPlan{level: 200, rate: 200, clients: spec.Load.Clients}
+	if err := r.useScenarios(tc, &p); err != nil {
+		t.Fatal(err)
+	}
+	got := tc.Scenarios
+	if len(got) != 3 || got[0].Rate != 50 || got[1].Rate != 150 || got[2].Rate != 0 ||
+		got[0].Clients != 2 || got[1].Clients != 3 || got[2].Clients != 2 || got[0].Threads != 2 || got[1].Threads != 1 {
+		t.Errorf("scenarios at 200 tx/s: %+v", got)
+	}
+	// A closed scenario makes the run closed as a whole; the clients add up.
+	if tc.Rate != 0 || tc.Clients != 7 || p.clients != 7 {
+		t.Errorf("run rate %g, clients %d (plan %d); want 0 and 7", tc.Rate, tc.Clients, p.clients)
+	}
+	if r.scenarios[0].Rate != 10 {
+		t.Errorf("the file's scenarios changed: %+v", r.scenarios[0])
 	}
 }

@@ -216,15 +216,17 @@ func (d *decoder) scenarios(s *Spec, e entry, path string) {
 		before := len(d.problems)
 		sc := ScenarioSpec{Pos: posOf(d.resolve(it))}
 		f, ok := scenarioSection().decode(d, it, index(path, i), "a mapping {name, builtin or scripts, clients, threads, rate or closed, arrival, overload}", &sc)
+		if ok && sc.Name != "" {
+			if line, dup := first[sc.Name]; dup {
+				ne, _ := f.get("name")
+				d.problem(ne.val, child(index(path, i), "name"), "scenario %s is given twice (first at line %d): give each scenario its own name", sc.Name, line)
+				continue
+			}
+			first[sc.Name] = sc.Pos.Line
+		}
 		if !ok || len(d.problems) > before {
 			continue
 		}
-		if line, dup := first[sc.Name]; dup {
-			ne, _ := f.get("name")
-			d.problem(ne.val, child(index(path, i), "name"), "scenario %s is given twice (first at line %d): give each scenario its own name", sc.Name, line)
-			continue
-		}
-		first[sc.Name] = sc.Pos.Line
 		scripts += max(len(sc.Scripts), 1)
 		s.Scenarios = append(s.Scenarios, sc)
 	}
