@@ -39,6 +39,9 @@ collect: false
 		name           string
 	}{{3, 2, 1, "001-baseline-r1-step-3"}, {5, 3, 2, "002-baseline-r1-step-5"}} {
 		rr := rec.Runs[i]
+		if l := rec.Ramp[i]; l.Level != want.level || len(l.Runs) != 1 {
+			t.Errorf("ramp level %d: %+v, want level %g of 1 run (collectors off)", i, l, want.level)
+		}
 		if rr.Level != want.level || rr.Clients != want.reader+want.writer || filepath.Base(rr.Dir) != want.name {
 			t.Errorf("run %d: level %g, %d clients, dir %s; want %g, %d, %s", i, rr.Level, rr.Clients, rr.Dir, want.level, want.reader+want.writer, want.name)
 		}
