@@ -238,6 +238,7 @@ func rampLevel(variant string, level float64, runs []compare.RunRef) RampLevel {
 		run := ref.Run
 		t := run.Summary.Total
 		tps, p50, p99 = append(tps, t.TPS), append(p50, t.Response.P50), append(p99, t.Response.P99)
+		rl.Runs = append(rl.Runs, ref.Label) // with or without evidence
 		ev := run.Evidence
 		if ev == nil {
 			missing = appendOnce(missing, "no evidence (the collectors were off)")
@@ -253,7 +254,6 @@ func rampLevel(variant string, level float64, runs []compare.RunRef) RampLevel {
 		} else {
 			missing = appendOnce(missing, "pg_stat_statements recorded no statements in the window")
 		}
-		rl.Runs = append(rl.Runs, ref.Label)
 	}
 	rl.TPS, rl.P50, rl.P99 = stats.Median(tps), stats.Median(p50), stats.Median(p99)
 	for k, v := range waits {

@@ -97,6 +97,28 @@
 //	  precision: 0.05              # default: stop bisecting when (high − low)/low ≤ 5 % (the search's resolution)
 //	  max_steps: 8                 # default: at most 8 bisection steps
 //
+// Concurrent scenarios replace the workload's scripts and the load's
+// clients and model (`pgtrial run --scenario`): each scenario runs its own
+// scripts with its own clients, open at its rate or closed, all at the same
+// time in every run; run.json has each scenario's figures, and the summary
+// a line per scenario. workload's other keys (scale, variables, protocol,
+// …) apply to all; load keeps latency_limit and ramp. A ramp by clients
+// splits each level's clients in the scenarios' proportions (largest
+// remainder, at least one each); a ramp by rate shares each level's rate
+// among the open scenarios in proportion to their rates, the closed ones
+// unchanged (trial.ScaleScenarios):
+//
+//	scenarios:
+//	  - name: reader             # letters, digits, '-', '_'
+//	    builtin: select-only     # or scripts: [{file: read.sql, weight: 3}]; default tpcb-like
+//	    clients: 4               # default 1
+//	    threads: 2               # default 0: min(clients, CPUs)
+//	    rate: 300                # open model, tx/s of the scenario's clients together
+//	    arrival: poisson         # open scenario: poisson or uniform
+//	    overload: queue          # open scenario: queue or drop
+//	  - {name: writer, builtin: simple-update, clients: 2, closed: true}
+//	load: {ramp: {by: clients, from: 6, to: 24, steps: 3}}   # optional
+//
 // # Calibration
 //
 // protocol.calibrate (or --calibrate) makes A/A runs of the first variant

@@ -92,6 +92,7 @@ func keyTables() []keyTable {
 		scriptSection().table(),
 		loadSection().table(),
 		rampSection().table(),
+		scenarioSection().table(),
 		protocolSection().table(),
 		calibrateSection().table(),
 		variantSection().table(),
@@ -118,7 +119,7 @@ func sectionPath(section string) string {
 	switch section {
 	case "":
 		return "the top level"
-	case "workload.scripts", "variants", "injections", "slo":
+	case "workload.scripts", "variants", "injections", "slo", "scenarios":
 		return section + "[…]"
 	}
 	return section

@@ -44,6 +44,9 @@ type Record struct {
 	Model   string        `json:"model"` // open, closed, ramp, search
 	Clients int           `json:"clients,omitempty"`
 	Rate    float64       `json:"rate,omitempty"`
+	// Scenarios are the file's concurrent scenarios (runner_scenarios.go);
+	// each run's record has their figures.
+	Scenarios []ScenarioRecord `json:"scenarios,omitempty"`
 
 	WarmupS    float64 `json:"warmup_s"`
 	WindowS    float64 `json:"window_s"`
@@ -140,6 +143,9 @@ type RunRecord struct {
 	// Started is the transactions started in the window: committed +
 	// failed + in flight at its end (the rate_achieved item's count).
 	Started int64 `json:"started,omitempty"`
+	// Scenarios are each concurrent scenario's load and figures in this
+	// run (runner_scenarios.go); nil without scenarios.
+	Scenarios []ScenarioRun `json:"scenarios,omitempty"`
 
 	Injected    []serverctl.Injected `json:"injected,omitempty"`
 	Interrupted bool                 `json:"interrupted,omitempty"`

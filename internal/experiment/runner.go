@@ -97,6 +97,8 @@ type runner struct {
 	tpccWarehouses int         // builtin tpcc: tpcc_meta's warehouses (runner_tpcc.go)
 	tpccProbe      []trial.Var // builtin tpcc: the mix's probe variables
 	tpccLoad       bool        // builtin tpcc: load workload.warehouses before the runs
+
+	scenarios []trial.Scenario // the file's concurrent scenarios (runner_scenarios.go); nil: none
 }
 
 func (r *runner) out(format string, args ...any) {
@@ -200,6 +202,9 @@ func (r *runner) preflight(ctx context.Context) error {
 			return fmt.Errorf("%s:%d:%d: workload.scripts: %w", s.File, f.Pos.Line, f.Pos.Column, err)
 		}
 		r.scripts = append(r.scripts, sc)
+	}
+	if err := r.loadScenarios(); err != nil { // runner_scenarios.go
+		return err
 	}
 	if err := trial.PrepareScripts(r.scripts, s.Workload.Protocol); err != nil {
 		return err
@@ -388,6 +393,7 @@ func (r *runner) newRecord() *Record {
 		}
 		rec.Variants = append(rec.Variants, vr)
 	}
+	rec.Scenarios = r.scenarioRecords() // runner_scenarios.go
 	for _, inj := range s.Injections {
 		rec.Injections = append(rec.Injections, InjectionPlanned{Kind: inj.Kind.String(), AtS: inj.At.Seconds(), Table: inj.Table, DurationS: inj.Duration.Seconds()})
 	}
@@ -566,6 +572,9 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 	if s.Workload.TPCCMode != "" {
 		r.addTPCC(tc) // runner_tpcc.go
 	}
+	if err := r.useScenarios(tc, &p); err != nil { // runner_scenarios.go
+		return nil, fmt.Errorf("run %s: %w", name, err)
+	}
 	if p.noLimit {
 		tc.LatencyLimit = 0
 	}
@@ -617,11 +626,13 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 		return nil, fmt.Errorf("run %s: %w", name, err)
 	}
 	fillRunRecord(&rr, res)
+	rr.Scenarios = scenarioRuns(res.Run) // runner_scenarios.go
 	out := r.keep(rr, p.calibration)
 	if err := r.rec.write(r.env.Dir); err != nil {
 		r.out("pgtrial: warning: %v", err)
 	}
 	r.out("pgtrial: %s: %.1f tps, p50 %s ms, p99 %s ms%s", name, rr.TPS, format.Ms(rr.P50), format.Ms(rr.P99), skippedText(rr.SkippedShare))
+	r.outScenarios(out)
 	if res.Interrupted {
 		return out, fmt.Errorf("run %s interrupted by %s", name, res.Reason)
 	}

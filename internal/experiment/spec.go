@@ -63,6 +63,7 @@ type Spec struct {
 	Target      Target
 	Workload    Workload
 	Load        LoadSpec
+	Scenarios   []ScenarioSpec // concurrent scenarios (spec_scenarios.go); nil: the workload and load sections' one
 	Protocol    Protocol
 	Variants    []Variant // at least one
 	Injections  []Injection

@@ -554,7 +554,7 @@ func TestClosest(t *testing.T) {
 		{"Clients", "load", `unknown key "Clients"; did you mean "clients"?`},   // case
 		{"step", "load.ramp", `unknown key "step"; did you mean "steps"?`},      // one missing
 		{"window", "load", `unknown key "window" here: it belongs in protocol`}, // another section
-		{"name", "load", `unknown key "name" here: it belongs in the top level or variants[…]`},
+		{"name", "load", `unknown key "name" here: it belongs in the top level or scenarios[…] or variants[…]`},
 		{"zzz", "collect", `unknown key "zzz": expected "kinds", "wait_interval" or "wait_source"`},
 	} {
 		if got := unknownKey(tc.key, tc.section); got != tc.want {
@@ -746,9 +746,9 @@ func TestDocExamples(t *testing.T) {
 			break
 		}
 	}
-	// The error example, the complete file, the search.
-	if len(blocks) != 3 {
-		t.Fatalf("%d indented blocks in the package doc, want 3", len(blocks))
+	// The error example, the complete file, the search, the scenarios.
+	if len(blocks) != 4 {
+		t.Fatalf("%d indented blocks in the package doc, want 4", len(blocks))
 	}
 	s, err := Parse("doc.yaml", []byte(blocks[1]))
 	if err != nil {
@@ -763,6 +763,13 @@ func TestDocExamples(t *testing.T) {
 	}
 	if s.Search == nil || s.Search.SLO.Limit != 50*time.Millisecond {
 		t.Errorf("the search example gave %+v", s.Search)
+	}
+	s, err = Parse("doc.yaml", []byte(blocks[3]))
+	if err != nil {
+		t.Fatalf("the scenarios example: %v", err)
+	}
+	if len(s.Scenarios) != 2 || s.Model() != ModelRamp || s.Scenarios[1].Open() {
+		t.Errorf("the scenarios example gave %+v", s.Scenarios)
 	}
 }
 
@@ -795,6 +802,7 @@ func TestDocShowsEveryKey(t *testing.T) {
 	collectDocs("workload.scripts", scriptSection().names(), func(i int) string { return scriptSection().keys[i].doc })
 	collectDocs("load", loadSection().names(), func(i int) string { return loadSection().keys[i].doc })
 	collectDocs("load.ramp", rampSection().names(), func(i int) string { return rampSection().keys[i].doc })
+	collectDocs("scenarios", scenarioSection().names(), func(i int) string { return scenarioSection().keys[i].doc })
 	collectDocs("protocol", protocolSection().names(), func(i int) string { return protocolSection().keys[i].doc })
 	collectDocs("variants", variantSection().names(), func(i int) string { return variantSection().keys[i].doc })
 	collectDocs("injections", injectionSection().names(), func(i int) string { return injectionSection().keys[i].doc })
@@ -812,7 +820,7 @@ func TestDocShowsEveryKey(t *testing.T) {
 			}
 		}
 	}
-	if tables != 14 || len(docs) < 50 {
+	if tables != 15 || len(docs) < 50 {
 		t.Errorf("%d tables, %d keys: a section is missing from keyTables", tables, len(docs))
 	}
 }

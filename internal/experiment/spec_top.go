@@ -76,6 +76,9 @@ func topSection() section[Spec] {
 		{name: "load", doc: "clients and the load model", dec: func(d *decoder, s *Spec, e entry, path string, _ *fields) {
 			loadSection().decode(d, e.val, path, "a mapping (clients, threads, rate or closed or ramp, …)", &s.Load)
 		}},
+		{name: "scenarios", doc: "concurrent scenarios, each with its scripts, clients and model (spec_scenarios.go)", dec: func(d *decoder, s *Spec, e entry, path string, _ *fields) {
+			d.scenarios(s, e, path)
+		}},
 		{name: "protocol", doc: "warm-up, measured window, repeats, interleaving", dec: func(d *decoder, s *Spec, e entry, path string, _ *fields) {
 			if n := e.val; n.Kind == yaml.ScalarNode && !isNull(n) {
 				d.problem(n, path, "expected a mapping (warmup, window, repeats, interleave), got %s; the query protocol is workload.protocol", describe(n))
@@ -272,6 +275,9 @@ func (d *decoder) collectKinds(c *Collect, n *yaml.Node, path string) {
 // crossChecks are the rules between sections: the load model, search,
 // SLOs, the window, injections and restarts.
 func (d *decoder) crossChecks(s *Spec) {
+	if d.marks["scenarios"] != nil {
+		d.checkScenarios(s) // spec_scenarios.go: before the load model's checks
+	}
 	l := &s.Load
 	_, searchGiven := d.marks["search"]
 	rateKey, closedKey, rampKey := d.marks["load.rate"], d.marks["load.closed"], d.marks["load.ramp"]
@@ -295,7 +301,7 @@ func (d *decoder) crossChecks(s *Spec) {
 		for _, k := range given {
 			d.problem(k, child("load", k.Value), "%s", why[k.Value])
 		}
-	case len(given) == 0:
+	case len(given) == 0 && d.marks["scenarios"] == nil:
 		line, col, path := 1, 1, ""
 		if k := d.marks["load"]; k != nil {
 			line, col, path = k.Line, k.Column, "load"

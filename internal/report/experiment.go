@@ -44,6 +44,7 @@ func Experiment(rec *experiment.Record, dir string) *Doc {
 	if len(rec.Ramp) > 0 {
 		d.Add(rampTable(rec.Ramp))
 	}
+	d.Add(experimentScenarioBlocks(rec)...) // experiment_scenarios.go
 	d.Add(ExperimentFindingsBlocks(rec.Findings)...)
 	d.Add(experimentRunFindingsBlocks(rec, dir)...)
 	if rec.Search != nil {
@@ -123,6 +124,9 @@ func targetText(rec *experiment.Record) string {
 
 // modelText is the load model: "open model at 500 tx/s, 8 clients".
 func modelText(rec *experiment.Record) string {
+	if t := scenariosModelText(rec); t != "" { // experiment_scenarios.go
+		return t
+	}
 	switch rec.Model {
 	case "open":
 		return fmt.Sprintf("open model at %s tx/s, %d clients", format.Sig3(rec.Rate), rec.Clients)
