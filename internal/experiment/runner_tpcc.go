@@ -221,11 +221,30 @@ func tpccVars(probe []trial.Var, file []trial.Var) []trial.Var {
 	return out
 }
 
+// tpccProbeGot is run.json's workload.probe: each probe variable with the
+// value the clients get (the file's variable wins, as in trial.RunProbe;
+// vars holds the probe's own values after the file's).
+func tpccProbeGot(probe, vars []trial.Var) map[string]string {
+	if len(probe) == 0 {
+		return nil
+	}
+	got := make(map[string]string, len(probe))
+	for _, p := range probe {
+		for _, v := range vars { // the last one wins, as the clients assign them in order
+			if strings.EqualFold(v.Name, p.Name) {
+				got[p.Name] = v.Value
+			}
+		}
+	}
+	return got
+}
+
 // addTPCC makes tc a TPC-C-like run's: NOPM's window query and, at its
 // end, the figures and the consistency checks in its run.json.
 func (r *runner) addTPCC(tc *trial.Config) {
 	mode, warehouses, connString, clients := r.spec.Workload.TPCCMode, r.tpccWarehouses, tc.ConnString, tc.Clients
 	tc.Vars = tpccVars(r.tpccProbe, tc.Vars)
+	tc.Probe = tpccProbeGot(r.tpccProbe, tc.Vars)
 	tc.Workload = r.spec.Workload.Builtin
 	tc.WindowQueries = append(tc.WindowQueries, tpcc.NOPMQuery)
 	tc.BeforeFinish = func(run *results.Run, res *trial.Result) {

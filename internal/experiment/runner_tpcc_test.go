@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -155,6 +156,14 @@ collect: false
 	onDisk, err := LoadRecord(env.Dir)
 	if err != nil || len(onDisk.TPCC) != 1 || onDisk.Loaded == nil {
 		t.Fatalf("experiment.json: %v, tpcc %+v, loaded %+v", err, onDisk.TPCC, onDisk.Loaded)
+	}
+	// Each run's run.json has the probe's variables as the clients got them.
+	run1, err := results.Load(filepath.Join(env.Dir, rec.Runs[0].Dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := run1.Workload.Probe; p["warehouses"] != "1" || p["c_run_c_last"] == "" {
+		t.Errorf("run.json workload.probe %v, want warehouses 1 and the run-time C", p)
 	}
 	s := onDisk.TPCC[0]
 	t.Logf("tpmC %+v\nNOPM %+v\nratio %+v", s.TpmC, s.NOPM, s.Ratio)
