@@ -65,7 +65,7 @@ func dropMarked(ctx context.Context, c *pgconn.PgConn, db string, objs markedObj
 		}
 		if len(drop) > 0 {
 			if err := exec(ctx, c, kind.sql+strings.Join(drop, ", ")); err != nil {
-				return fmt.Errorf("drop pgtrial's tables: %w", err)
+				return err // a QueryError: names the statement
 			}
 		}
 	}
