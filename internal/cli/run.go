@@ -317,6 +317,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		Scale:           tgt.scale,
 		Scripts:         plan.scripts,
 		Workload:        plan.workload,
+		Tables:          trial.WorkloadTables(plan.scripts, plan.mix),
 		Mode:            plan.mode,
 		Clients:         o.clients,
 		Threads:         plan.threads,

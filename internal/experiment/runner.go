@@ -569,6 +569,9 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 	if p.phase != "" {
 		tc.Labels["phase"] = p.phase
 	}
+	if m, ok := workload.FindMix(s.Workload.Builtin); ok {
+		tc.Tables = m.Tables() // its own tables, not pgbench's (its scripts are Builtin)
+	}
 	if s.Workload.TPCCMode != "" {
 		r.addTPCC(tc) // runner_tpcc.go
 	}

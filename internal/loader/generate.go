@@ -38,7 +38,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -291,51 +290,8 @@ func (l *loader) runCopyJobs(ctx context.Context, jobs []copyJob, counter *atomi
 	})
 }
 
-// parallel runs n tasks on min(l.jobs, n) worker connections opened for the purpose.
-// Task i gets a connection to itself for its whole duration; the first error cancels
-// the rest and is returned.
+// parallel runs n tasks on min(l.jobs, n) worker connections opened for the purpose
+// (workers.run); each connection publishes its table statistics before it closes.
 func (l *loader) parallel(ctx context.Context, n int, task func(ctx context.Context, c *pgconn.PgConn, i int) error) error {
-	workers := min(l.jobs, n)
-	if workers == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	next := atomic.Int64{}
-	var (
-		mu       sync.Mutex
-		firstErr error
-		wg       sync.WaitGroup
-	)
-	fail := func(err error) {
-		mu.Lock()
-		if firstErr == nil {
-			firstErr = err
-			cancel()
-		}
-		mu.Unlock()
-	}
-	for w := 0; w < workers; w++ {
-		wg.Go(func() {
-			c, err := connect(ctx, l.cfg.Conn, sessionSettings)
-			if err != nil {
-				fail(err)
-				return
-			}
-			defer closeAll(c)
-			defer l.flushStats(c) // before the close: see flushStats
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
-					return
-				}
-				if err := task(ctx, c, i); err != nil {
-					fail(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return firstErr
+	return workers{conn: l.cfg.Conn, jobs: l.jobs, done: l.flushStats}.run(ctx, n, task)
 }

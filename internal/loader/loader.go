@@ -232,20 +232,9 @@ func (l *loader) checkTablespaces(ctx context.Context) error {
 // checkOwnership refuses to touch existing pgbench tables that lack pgtrial's mark,
 // naming what the steps would have done to them.
 func (l *loader) checkOwnership(ctx context.Context) error {
-	rows, err := queryStrings(ctx, l.main,
-		`select t, coalesce(obj_description(to_regclass(t), 'pg_class'), '')
-		   from unnest($1::text[]) as t
-		  where to_regclass(t) is not null
-		  order by t`,
-		"{"+strings.Join(workload.PgbenchTables, ",")+"}")
+	_, foreign, err := existingAndForeign(ctx, l.main, workload.PgbenchTables, workload.PgbenchMark)
 	if err != nil {
-		return fmt.Errorf("check existing tables: %w", err)
-	}
-	var foreign []string
-	for _, r := range rows {
-		if r[1] != workload.PgbenchMark {
-			foreign = append(foreign, r[0])
-		}
+		return err
 	}
 	if len(foreign) == 0 || l.cfg.Force {
 		return nil

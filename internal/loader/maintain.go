@@ -15,21 +15,62 @@ import (
 // 0.19–0.30 s); it is kept because it also resets the table's inserts-since-vacuum
 // counter, without which autovacuum's insert threshold would start a VACUUM of
 // pgbench_accounts in the middle of the first benchmark. The accounts table runs on a
-// connection of its own, the small tables on the main one.
+// connection of its own, the small tables on another.
+//
+// Partitioned accounts: VACUUM ANALYZE of the parent vacuums and analyses each
+// partition, then samples the whole tree for the parent's inherited statistics, all
+// on one connection (PostgreSQL 15, scale 20, 4 partitions: ~0.9 s of init's ~3.6 s).
+// From PostgreSQL 18, ANALYZE ONLY parent gathers the inherited statistics alone, so
+// each partition's VACUUM ANALYZE and the parent's ANALYZE ONLY are tasks of their own
+// on the loader's connections (vacuumPartitions). The statistics are the same
+// statements' on the same relations. Before 18 there is no ANALYZE ONLY: ANALYZE of the
+// parent analyses every partition again, so the serial statement is kept.
 func (l *loader) vacuum(ctx context.Context) error {
 	l.prog.Line("vacuuming...")
 	l.flushStats(l.main)
+	if l.version >= 180000 {
+		parts, err := l.accountPartitions(ctx)
+		if err != nil {
+			return err
+		}
+		if len(parts) > 0 {
+			return l.vacuumPartitions(ctx, parts)
+		}
+	}
 	return l.parallel(ctx, 2, func(ctx context.Context, c *pgconn.PgConn, i int) error {
 		if i == 0 {
 			return exec(ctx, c, "vacuum analyze "+workload.Accounts)
 		}
-		for _, t := range []string{workload.Branches, workload.Tellers, workload.History} {
-			if err := exec(ctx, c, "vacuum analyze "+t); err != nil {
-				return err
-			}
-		}
-		return nil
+		return l.vacuumSmallTables(ctx, c)
 	})
+}
+
+// vacuumPartitions is step v with partitioned accounts on PostgreSQL ≥ 18: ANALYZE ONLY
+// of the parent (its inherited statistics, from a sample of the whole tree), VACUUM
+// ANALYZE of each partition and of the small tables, as tasks on up to l.jobs
+// connections. The parent's sample takes ACCESS SHARE locks on the partitions, which a
+// VACUUM's SHARE UPDATE EXCLUSIVE does not block, so it runs alongside them.
+func (l *loader) vacuumPartitions(ctx context.Context, parts []string) error {
+	stmts := []string{"analyze only " + workload.Accounts}
+	for _, p := range parts {
+		stmts = append(stmts, "vacuum analyze "+p)
+	}
+	return l.parallel(ctx, len(stmts)+1, func(ctx context.Context, c *pgconn.PgConn, i int) error {
+		if i == len(stmts) {
+			return l.vacuumSmallTables(ctx, c)
+		}
+		return exec(ctx, c, stmts[i])
+	})
+}
+
+// vacuumSmallTables runs VACUUM ANALYZE of branches, tellers and history on c.
+func (l *loader) vacuumSmallTables(ctx context.Context, c *pgconn.PgConn) error {
+	for _, t := range []string{workload.Branches, workload.Tellers, workload.History} {
+		if err := exec(ctx, c, "vacuum analyze "+t); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // flushStats makes c's backend publish its pending table statistics (rows inserted)

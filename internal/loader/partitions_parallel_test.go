@@ -69,3 +69,55 @@ func TestPartitionsParallelFrozen(t *testing.T) {
 		})
 	}
 }
+
+// After step v with --partitions 4, the parent has its inherited statistics (pg_stats
+// rows with inherited = true; ANALYZE ONLY on PostgreSQL ≥ 18, VACUUM ANALYZE of the
+// parent before) and every partition its own (inherited = false), vacuumed and analysed
+// with nothing left due for autovacuum.
+func TestPartitionsVacuumAnalyze(t *testing.T) {
+	url := pgtest.ConnString(t)
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := workload.DefaultPgbench()
+	s.Partitions, s.PartitionMethod = 4, workload.PartitionRange
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := Run(ctx, Config{Conn: cfg, Schema: s, Steps: DefaultSteps, Jobs: 2, Format: workload.CopyBinary, Out: &out}); err != nil {
+		t.Fatalf("init: %v\n%s", err, out.String())
+	}
+	c := dbConn(t, url)
+	version := queryInt(t, c, "select current_setting('server_version_num')::int")
+	t.Logf("server_version_num %d", version)
+	// pgbench_accounts has 4 columns; the parent's aid statistics span all 100,000 keys.
+	if n := queryInt(t, c, "select count(*) from pg_stats where tablename = 'pgbench_accounts' and inherited"); n != 4 {
+		t.Errorf("the parent has inherited statistics of %d columns, want 4", n)
+	}
+	if n := queryInt(t, c, "select count(*) from pg_stats where tablename = 'pgbench_accounts' and not inherited"); n != 0 {
+		t.Errorf("the (empty) parent has %d columns of non-inherited statistics, want 0", n)
+	}
+	if n := queryInt(t, c, `select count(*) from pg_stats where tablename = 'pgbench_accounts' and inherited and attname = 'aid'
+		and (histogram_bounds::text::int[])[1] < 1000 and (histogram_bounds::text::int[])[array_length(histogram_bounds::text::int[], 1)] > 99000`); n != 1 {
+		t.Error("the parent's aid histogram does not span the partitions' keys")
+	}
+	if n := queryInt(t, c, "select reltuples::bigint from pg_class where oid = 'pgbench_accounts'::regclass"); version >= 140000 && n != 100000 {
+		t.Errorf("the parent's reltuples %d, want 100000", n)
+	}
+	for i := 1; i <= 4; i++ {
+		part := workload.PartitionName(i)
+		if n := queryInt(t, c, fmt.Sprintf("select count(*) from pg_stats where tablename = '%s' and not inherited", part)); n != 4 {
+			t.Errorf("%s has statistics of %d columns, want 4", part, n)
+		}
+		if n := queryInt(t, c, fmt.Sprintf(`select count(*) from pg_stat_user_tables where relname = '%s'
+			and last_vacuum is not null and last_analyze is not null`, part)); n != 1 {
+			t.Errorf("%s: not vacuumed and analysed", part)
+		}
+		if version >= 150000 {
+			if n := queryInt(t, c, fmt.Sprintf(`select n_ins_since_vacuum + n_mod_since_analyze from pg_stat_user_tables where relname = '%s'`, part)); n != 0 {
+				t.Errorf("%s: %d rows inserted since vacuum + modified since analyze, want 0", part, n)
+			}
+		}
+	}
+}

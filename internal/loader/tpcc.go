@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -61,7 +60,9 @@ func RunTPCC(ctx context.Context, cfg TPCCConfig) (Result, error) {
 		res.Steps = append(res.Steps, StepTime{Op: op, Duration: time.Since(t0)})
 		return nil
 	}
-	if err := step("drop tables", func() error { return tpccDrop(ctx, main, cfg) }); err != nil {
+	if err := step("drop tables", func() error {
+		return dropMarked(ctx, main, cfg.Conn.Database, markedObjects{tables: workload.TPCCTables, mark: workload.TPCCMark}, cfg.Force)
+	}); err != nil {
 		return res, err
 	}
 	prog.Line("creating tables...")
@@ -80,7 +81,7 @@ func RunTPCC(ctx context.Context, cfg TPCCConfig) (Result, error) {
 		return res, err
 	}
 	prog.Line("creating primary keys and indexes...")
-	if err := step("primary keys", func() error { return tpccParallel(ctx, cfg.Conn, jobs, workload.TPCCKeys) }); err != nil {
+	if err := step("primary keys", func() error { return runStatements(ctx, cfg.Conn, jobs, workload.TPCCKeys) }); err != nil {
 		return res, err
 	}
 	prog.Line("vacuuming...")
@@ -89,7 +90,7 @@ func RunTPCC(ctx context.Context, cfg TPCCConfig) (Result, error) {
 		for _, t := range workload.TPCCTables[:9] {
 			vs = append(vs, "vacuum analyze "+t)
 		}
-		return tpccParallel(ctx, cfg.Conn, jobs, vs)
+		return runStatements(ctx, cfg.Conn, jobs, vs)
 	}); err != nil {
 		return res, err
 	}
@@ -100,33 +101,6 @@ func RunTPCC(ctx context.Context, cfg TPCCConfig) (Result, error) {
 	}
 	res.Total = time.Since(start)
 	return res, nil
-}
-
-// tpccDrop drops the TPC-C-like tables, refusing tables without pgtrial's
-// mark unless Force.
-func tpccDrop(ctx context.Context, c *pgconn.PgConn, cfg TPCCConfig) error {
-	rows, err := queryStrings(ctx, c,
-		`select t, coalesce(obj_description(to_regclass(t), 'pg_class'), '')
-		   from unnest($1::text[]) as t where to_regclass(t) is not null order by t`,
-		"{"+strings.Join(workload.TPCCTables, ",")+"}")
-	if err != nil {
-		return fmt.Errorf("check existing tables: %w", err)
-	}
-	var names, foreign []string
-	for _, r := range rows {
-		names = append(names, r[0])
-		if r[1] != workload.TPCCMark {
-			foreign = append(foreign, r[0])
-		}
-	}
-	if len(foreign) > 0 && !cfg.Force {
-		return fmt.Errorf("refusing to drop %s in database %q: not created by pgtrial (no %q table comment); use --force to replace them",
-			strings.Join(foreign, ", "), cfg.Conn.Database, workload.TPCCMark)
-	}
-	if len(names) == 0 {
-		return nil
-	}
-	return exec(ctx, c, "drop table "+strings.Join(names, ", "))
 }
 
 // tpccCopy runs the COPY tasks on jobs connections; the biggest tasks
@@ -144,46 +118,13 @@ func tpccCopy(ctx context.Context, cfg TPCCConfig, jobs int, prog *progress, gen
 	}
 	counter, stop := prog.Rows("tpcc tables", total)
 	defer stop()
-	ch := make(chan tpccTask)
-	errs := make(chan error, jobs)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	for range min(jobs, len(tasks)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := connect(ctx, cfg.Conn, sessionSettings)
-			if err != nil {
-				errs <- err
-				cancel()
-				return
-			}
-			defer closeAll(c)
-			for t := range ch {
-				if err := tpccCopyOne(ctx, c, gen, t, counter); err != nil {
-					errs <- fmt.Errorf("%s of warehouse %d: %w", t.table, t.w, err)
-					cancel()
-					return
-				}
-			}
-		}()
-	}
-feed:
-	for _, t := range tasks {
-		select {
-		case ch <- t:
-		case <-ctx.Done():
-			break feed
+	return workers{conn: cfg.Conn, jobs: jobs}.run(ctx, len(tasks), func(ctx context.Context, c *pgconn.PgConn, i int) error {
+		t := tasks[i]
+		if err := tpccCopyOne(ctx, c, gen, t, counter); err != nil {
+			return fmt.Errorf("%s of warehouse %d: %w", t.table, t.w, err)
 		}
-	}
-	close(ch)
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		return err
-	}
-	return ctx.Err()
+		return nil
+	})
 }
 
 func tpccCopyOne(ctx context.Context, c *pgconn.PgConn, gen workload.TPCCGen, t tpccTask, counter *atomic.Int64) error {
@@ -200,36 +141,4 @@ func tpccCopyOne(ctx context.Context, c *pgconn.PgConn, gen workload.TPCCGen, t 
 		return &QueryError{SQL: sql, Err: err}
 	}
 	return nil
-}
-
-// tpccParallel runs statements on up to jobs connections at once.
-func tpccParallel(ctx context.Context, conn *pgconn.Config, jobs int, stmts []string) error {
-	ch := make(chan string, len(stmts))
-	for _, s := range stmts {
-		ch <- s
-	}
-	close(ch)
-	errs := make(chan error, jobs)
-	var wg sync.WaitGroup
-	for range min(jobs, len(stmts)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := connect(ctx, conn, sessionSettings)
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer closeAll(c)
-			for s := range ch {
-				if err := exec(ctx, c, s); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
 }

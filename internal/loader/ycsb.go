@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,8 +23,12 @@ type YCSBConfig struct {
 	Progress ProgressMode
 }
 
-// ycsbObjects are the relations init drops and creates, with their kind.
-var ycsbObjects = []string{workload.YCSBTable, workload.YCSBMeta, workload.YCSBSeq}
+// ycsbObjects are the relations init drops and creates.
+var ycsbObjects = markedObjects{
+	tables:    []string{workload.YCSBTable, workload.YCSBMeta},
+	sequences: []string{workload.YCSBSeq},
+	mark:      workload.YCSBComment,
+}
 
 // RunYCSB drops pgtrial's YCSB tables (refusing others' unless Force),
 // creates them, loads the records on Jobs connections in parallel by COPY
@@ -59,7 +61,7 @@ func RunYCSB(ctx context.Context, cfg YCSBConfig) (Result, error) {
 	}
 	defer closeAll(main)
 
-	if err := step("drop tables", func() error { return ycsbDrop(ctx, main, cfg) }); err != nil {
+	if err := step("drop tables", func() error { return dropMarked(ctx, main, cfg.Conn.Database, ycsbObjects, cfg.Force) }); err != nil {
 		return res, err
 	}
 	if err := step("create tables", func() error {
@@ -92,78 +94,21 @@ func RunYCSB(ctx context.Context, cfg YCSBConfig) (Result, error) {
 	return res, nil
 }
 
-// ycsbDrop drops the YCSB relations that carry pgtrial's comment; another's
-// (no comment) stops the load unless cfg.Force.
-func ycsbDrop(ctx context.Context, c *pgconn.PgConn, cfg YCSBConfig) error {
-	rows, err := queryStrings(ctx, c,
-		`select t, coalesce(obj_description(to_regclass(t), 'pg_class'), '')
-		   from unnest($1::text[]) as t
-		  where to_regclass(t) is not null
-		  order by t`,
-		"{"+strings.Join(ycsbObjects, ",")+"}")
-	if err != nil {
-		return fmt.Errorf("check existing YCSB tables: %w", err)
-	}
-	var foreign []string
-	for _, r := range rows {
-		if r[1] != workload.YCSBComment {
-			foreign = append(foreign, r[0])
-		}
-	}
-	if len(foreign) > 0 && !cfg.Force {
-		return fmt.Errorf("refusing to drop %s in database %q: not created by pgtrial (no %q comment); use --force to replace them",
-			strings.Join(foreign, ", "), cfg.Conn.Database, workload.YCSBComment)
-	}
-	for _, o := range ycsbObjects {
-		kind := "TABLE"
-		if o == workload.YCSBSeq {
-			kind = "SEQUENCE"
-		}
-		if err := exec(ctx, c, fmt.Sprintf("DROP %s IF EXISTS %s", kind, o)); err != nil {
-			return fmt.Errorf("drop YCSB tables: %w", err)
-		}
-	}
-	return nil
-}
-
 // ycsbCopy splits the keys 0..Records−1 into jobs contiguous ranges and
-// COPYs each on its own connection.
+// COPYs each on a connection of its own; the first error cancels the others.
 func ycsbCopy(ctx context.Context, cfg YCSBConfig, jobs int, prog *progress) error {
 	n := cfg.Schema.Records
 	counter, stop := prog.Rows(workload.YCSBTable, n)
 	defer stop()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-	)
-	for j := range jobs {
+	return workers{conn: cfg.Conn, jobs: jobs}.run(ctx, jobs, func(ctx context.Context, c *pgconn.PgConn, j int) error {
 		first, end := n*int64(j)/int64(jobs), n*int64(j+1)/int64(jobs)
-		wg.Go(func() {
-			err := ycsbCopyRange(ctx, cfg, first, end, counter)
-			if err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
-					cancel()
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
-	return firstErr
+		return ycsbCopyRange(ctx, c, cfg.Schema, first, end, counter)
+	})
 }
 
-func ycsbCopyRange(ctx context.Context, cfg YCSBConfig, first, end int64, counter *atomic.Int64) error {
-	c, err := connect(ctx, cfg.Conn, sessionSettings)
-	if err != nil {
-		return err
-	}
-	defer closeAll(c)
-	r := &ycsbReader{schema: cfg.Schema, next: first, end: end, counter: counter}
+// ycsbCopyRange COPYs the records of keys first..end−1 on c.
+func ycsbCopyRange(ctx context.Context, c *pgconn.PgConn, schema workload.YCSB, first, end int64, counter *atomic.Int64) error {
+	r := &ycsbReader{schema: schema, next: first, end: end, counter: counter}
 	sql := fmt.Sprintf("COPY %s FROM STDIN", workload.YCSBTable)
 	if _, err := c.CopyFrom(ctx, r, sql); err != nil {
 		return fmt.Errorf("COPY %s keys %d..%d: %w", workload.YCSBTable, first, end-1, err)

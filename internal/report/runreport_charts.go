@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -72,10 +73,15 @@ func (r *runReport) tpsPanel() (*chart.Chart, string) {
 			{Name: "response p50", X: x, Y: p50, Right: true},
 			{Name: "response p99", X: x, Y: p99, Right: true},
 		}}
+	scen, why := r.scenarioTPS(x) // scenarios_tps.go
+	c.Series = append(c.Series, scen...)
 	if r.run.Model.Kind == results.ModelOpen {
 		c.Series = append(c.Series, chart.Series{Name: "lag p99", X: x, Y: lag, Right: true, Dash: true})
 	} else {
 		c.Note = "closed model: response counts from the actual start, so a stall shows as lower tps, not as latency"
+	}
+	if why != "" {
+		c.Note = strings.TrimPrefix(c.Note+"; tps per scenario: "+format.Missing+" ("+why+")", "; ")
 	}
 	return c, ""
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/workload"
 )
 
 // Collect chooses a run's evidence collectors (`pgtrial run`'s --collect,
@@ -51,7 +52,9 @@ func ServerIsLocal(cfg *pgconn.Config) bool {
 // startCollectors starts the collectors of a run (nil, nil when they are
 // off). Only a server that cannot be reached fails; everything else
 // degrades into warnings.
-func startCollectors(ctx context.Context, o *Collect, connString string, pgcfg *pgconn.Config, dir *results.Dir, run *results.Run, interval time.Duration) (*collect.Collector, error) {
+// tables are the workload's tables whose sizes run.json records (nil: the
+// collector's default).
+func startCollectors(ctx context.Context, o *Collect, connString string, pgcfg *pgconn.Config, dir *results.Dir, run *results.Run, interval time.Duration, tables []string) (*collect.Collector, error) {
 	if o.Off {
 		return nil, nil
 	}
@@ -70,7 +73,33 @@ func startCollectors(ctx context.Context, o *Collect, connString string, pgcfg *
 		NodeExporter: o.NodeExporter,
 		Events:       dir, CreateExtensions: o.CreateExtensions,
 		AllStatements: o.AllStatements,
+		Tables:        tables,
 	})
+}
+
+// WorkloadTables are the tables of the workload a run's scripts belong to,
+// whose sizes the run records: the Mix's named mix (the nine TPC-C-like
+// tables, usertable; "" or no mix: none) and pgbench's when a script is
+// built-in; nil for custom scripts alone (the collector then takes every
+// pgbench_* table and usertable it finds, collect.Config.Tables).
+func WorkloadTables(scripts []Script, mix string) []string {
+	var tables []string
+	if m, ok := workload.FindMix(mix); ok {
+		tables = m.Tables()
+	}
+	if NeedsPgbench(scripts) {
+		tables = append(tables, workload.PgbenchTables...)
+	}
+	return tables
+}
+
+// tables are c.Tables, or else WorkloadTables of c's scripts and of the mix
+// c.Workload names, if it names one (`run -b tpcc`).
+func (c *Config) tables() []string {
+	if c.Tables != nil {
+		return c.Tables
+	}
+	return WorkloadTables(c.Scripts, c.Workload)
 }
 
 // stopCollectors ends the collectors at end and puts what they found into

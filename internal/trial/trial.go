@@ -46,7 +46,11 @@ type Config struct {
 
 	Scripts  []Script
 	Workload string // WorkloadName(Scripts) unless set
-	Mode     script.Mode
+	// Tables are the workload's own tables, whose sizes run.json records
+	// (results.ServerInfo.Tables); nil: WorkloadTables of Scripts and of the
+	// mix Workload names, if any.
+	Tables []string
+	Mode   script.Mode
 	// Scenarios, if any, are concurrent scenarios over Scripts
 	// (scenario.go); set the totals with ScenarioTotals.
 	Scenarios []Scenario
@@ -340,7 +344,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	// stopped on every way out (a second Stop is a no-op).
 	var collector *collect.Collector
 	if dir != nil {
-		collector, err = startCollectors(ctx, &c.Collect, c.ConnString, pgcfg, dir, run, c.Interval)
+		collector, err = startCollectors(ctx, &c.Collect, c.ConnString, pgcfg, dir, run, c.Interval, c.tables())
 		if err != nil {
 			run.Warnings = append(run.Warnings, "collectors not started: "+err.Error())
 			c.out("pgtrial: warning: collectors not started: " + err.Error())

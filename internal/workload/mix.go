@@ -1,5 +1,10 @@
 package workload
 
+import (
+	"slices"
+	"strings"
+)
+
 // A Mix is a built-in workload of several scripts run together, each chosen
 // by its weight as pgbench chooses among -b/-f scripts (`pgtrial run -b
 // tpcc`, experiment `workload: {builtin: tpcc}`): TPC-C-like's five
@@ -45,4 +50,18 @@ func FindMix(name string) (Mix, bool) {
 		}
 	}
 	return Mix{}, false
+}
+
+// Tables are the tables a Mix's scripts run against, which init -w loads: the nine
+// TPC-C-like tables (tpcc_meta aside) for the tpcc family, usertable for ycsb; nil for
+// another.
+func (m Mix) Tables() []string {
+	family, _, _ := strings.Cut(m.Name, "-")
+	switch family {
+	case "tpcc":
+		return slices.Clone(TPCCTables[:9])
+	case "ycsb":
+		return []string{YCSBTable}
+	}
+	return nil
 }

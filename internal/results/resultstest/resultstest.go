@@ -57,6 +57,11 @@ type Options struct {
 	Interrupted  bool // SIGINT at 60 % of the window: run.json says so
 	Crashed      bool // killed at 60 % of the window: run.json stays Create's
 	NoCollectors bool // --no-collect: no waits, server, os or statements files
+
+	// Scenarios, if any, split the scripts into concurrent scenarios: scenario i
+	// ("s1", "s2", …, closed, 1 client each) runs the scripts of Scenarios[i];
+	// run.json records them with their summaries.
+	Scenarios [][]int
 }
 
 func (o *Options) defaults() {
@@ -281,6 +286,12 @@ func (g *gen) write(dir string) (*results.Run, error) {
 	run.Phases = append(run.Phases, results.Phase{Name: results.PhaseMeasure, Start: measure, End: end})
 	sum := results.Summarize(merged, g.names, max(o.Rate, 0))
 	run.Summary = &sum
+	for i, scripts := range o.Scenarios {
+		sc := results.Scenario{Name: "s" + strconv.Itoa(i+1), Scripts: scripts, Kind: results.ModelClosed, Clients: 1, Threads: 1}
+		ss := results.SummarizeScenario(merged, &sc, g.names)
+		sc.Summary = &ss
+		run.Scenarios = append(run.Scenarios, sc)
+	}
 	if o.Interrupted {
 		run.Interrupted, run.InterruptReason = true, "SIGINT"
 	}
