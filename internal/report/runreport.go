@@ -275,6 +275,9 @@ func (r *runReport) question() string {
 	case m.Transactions > 0:
 		dur = fmt.Sprintf(" for %d transactions per client", m.Transactions)
 	}
+	if len(run.Scenarios) > 0 {
+		return scenariosQuestion(run.Scenarios, dur)
+	}
 	if m.Kind == results.ModelOpen {
 		var parts []string
 		parts = append(parts, "open model")
@@ -292,6 +295,26 @@ func (r *runReport) question() string {
 	}
 	return fmt.Sprintf("What throughput and latency does %s get from %d %s (closed model: each waits for its last transaction)%s?",
 		w, m.Clients, format.Plural(m.Clients, "client", "clients"), dur)
+}
+
+// scenariosQuestion is a run of concurrent scenarios' question, each with
+// its own model (run.json's run-wide model says closed as soon as one is):
+// "What do 2 concurrent scenarios see: reader at 300 tx/s (open model, 1
+// client), writer from 2 clients (closed model), for 10 s?"
+func scenariosQuestion(scs []results.Scenario, dur string) string {
+	parts := make([]string, len(scs))
+	for i, sc := range scs {
+		clients := fmt.Sprintf("%d %s", sc.Clients, format.Plural(sc.Clients, "client", "clients"))
+		if sc.Kind == results.ModelOpen {
+			parts[i] = fmt.Sprintf("%s at %s tx/s (open model, %s)", sc.Name, format.Rate(sc.Rate), clients)
+		} else {
+			parts[i] = fmt.Sprintf("%s from %s (closed model)", sc.Name, clients)
+		}
+	}
+	if dur != "" {
+		dur = "," + dur
+	}
+	return fmt.Sprintf("What do %d concurrent scenarios see: %s%s?", len(scs), strings.Join(parts, ", "), dur)
 }
 
 // keySettings are the settings the header shows, in this order.

@@ -20,7 +20,8 @@ func TestRunReportScenarios(t *testing.T) {
 	}
 	d := makeReport(t, dir)
 	all := allText(d)
-	for _, want := range []string{"summary, 2 concurrent scenarios", "summary, scenario s1 (closed, 1 client, 1 thread)", "summary, scenario s2"} {
+	for _, want := range []string{"summary, 2 concurrent scenarios", "summary, scenario s1 (closed, 1 client, 1 thread)", "summary, scenario s2",
+		"What do 2 concurrent scenarios see: s1 from 1 client (closed model), s2 "} {
 		if !strings.Contains(all, want) {
 			t.Errorf("report lacks %q", want)
 		}
