@@ -206,14 +206,14 @@ func readServerFacts(ctx context.Context, conn *pgx.Conn) (*serverFacts, error) 
 	names = append(names, adviseNames()...)
 	// pg_settings hides data_directory from roles without
 	// pg_read_all_settings: then its row is missing.
-	rows, err := tx.Query(ctx, `SELECT name, current_setting(name), context FROM pg_settings WHERE name = ANY($1)`, names)
+	rows, err := tx.Query(ctx, `SELECT name, current_setting(name), setting, context FROM pg_settings WHERE name = ANY($1)`, names)
 	if err != nil {
 		return nil, fmt.Errorf("advise: read pg_settings: %w", err)
 	}
 	f := &serverFacts{settings: map[string]currentSetting{}}
 	for rows.Next() {
-		var name, value, context string
-		if err := rows.Scan(&name, &value, &context); err != nil {
+		var name, value, raw, context string // raw: in the setting's base unit (checkpoint_timeout: s)
+		if err := rows.Scan(&name, &value, &raw, &context); err != nil {
 			return nil, fmt.Errorf("advise: read pg_settings: %w", err)
 		}
 		switch name {
@@ -224,7 +224,8 @@ func readServerFacts(ctx context.Context, conn *pgx.Conn) (*serverFacts, error) 
 		case "data_directory":
 			f.dataDir = value
 		case "checkpoint_timeout":
-			f.checkpointTimeout, _ = time.ParseDuration(strings.TrimSuffix(value, "in")) // "5min" → "5m"
+			secs, _ := strconv.Atoi(raw)
+			f.checkpointTimeout = time.Duration(secs) * time.Second
 		}
 		f.settings[name] = currentSetting{value: value, restart: context == "postmaster"}
 	}
