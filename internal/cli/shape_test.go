@@ -170,3 +170,66 @@ func TestShapePlanLab(t *testing.T) {
 		t.Errorf("log-uniform plan %q: want a backward scan of tasks_pkey and no Sort", s)
 	}
 }
+
+// TestShapePlanLabExperiment is the plan lab as an experiment: two variants
+// whose setup reshapes project_id (uniform; seed 001's log-uniform one-liner),
+// one run each; experiment.json's findings name the plan that changed.
+func TestShapePlanLabExperiment(t *testing.T) {
+	url := pgtest.ConnString(t)
+	pgtest.Exec(t, url,
+		`create table tasks (id bigint primary key, project_id bigint not null default 0, note text not null default '')`,
+		`insert into tasks (id) select g from generate_series(1, 50000) g`,
+		`create index tasks_project_id_idx on tasks (project_id)`)
+	dir := t.TempDir()
+	writeScript(t, dir, "latest.sql", "select id, note from tasks where project_id = 1 order by id desc limit 20;\n")
+	file := writeScript(t, dir, "plans.yaml", `
+name: planlab
+workload: {scripts: [{file: latest.sql}]}
+load: {clients: 1, closed: true}
+protocol: {warmup: 0s, window: 1s, repeats: 1}
+variants:
+  - name: uniform
+    setup: ["update tasks set project_id = 1 + floor(random() * 20000)::bigint", "analyze tasks"]
+  - name: loguniform
+    setup: ["update tasks set project_id = floor(exp(random() * ln(20000)))::bigint", "analyze tasks"]
+collect: [server]
+`)
+	expDir := filepath.Join(dir, "exp")
+	mustRun(t, 0, "experiment", "--url", url, "--dir", expDir, "--quiet", "--no-report", file)
+	var rec struct {
+		Findings *explain.ExperimentFindings `json:"findings"`
+	}
+	if err := results.ReadExperiment(expDir, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Findings == nil || rec.Findings.Plans == nil || len(rec.Findings.Plans.Changed) != 1 {
+		t.Fatalf("experiment.json's plan findings: %+v", rec.Findings)
+	}
+	ch := rec.Findings.Plans.Changed[0]
+	if ch.Kind != explain.PlanChanged || len(ch.Variants) != 2 || !ch.Variants[1].Changed ||
+		!strings.Contains(ch.Variants[1].Shapes[0].Line, "Index Scan Backward using tasks_pkey") {
+		t.Fatalf("plan change: %+v", ch)
+	}
+	t.Logf("uniform:     %s\nlog-uniform: %s", ch.Variants[0].Shapes[0].Line, ch.Variants[1].Shapes[0].Line)
+}
+
+// TestShapeBadFlags: the flags' combinations are refused before connecting.
+func TestShapeBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--column", "c", "--dist", "uniform"}, "--table is required"},
+		{[]string{"--table", "t", "--dist", "uniform"}, "--dist needs --column"},
+		{[]string{"--table", "t", "--column", "c", "--dist", "zipf:s=0.2"}, "[1.001, 1000]"},
+		{[]string{"--table", "t", "--pad", "p"}, "needs --size"},
+		{[]string{"--table", "t", "--pad", "p", "--json", "j", "--size", "1KB"}, "give one of"},
+		{[]string{"--table", "t", "--column", "c", "--dist", "uniform", "--size", "1KB"}, "--size goes with --pad or --json"},
+		{[]string{"--table", "t", "--json", "j", "--size", "8KB-1KB"}, "MIN <= MAX"},
+	} {
+		code, _, errOut := runCLI(t, append([]string{"shape"}, c.args...)...)
+		if code == 0 || !strings.Contains(errOut, c.want) {
+			t.Errorf("shape %v: exit %d, %q; want it to say %q", c.args, code, errOut, c.want)
+		}
+	}
+}

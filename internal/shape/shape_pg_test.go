@@ -2,6 +2,7 @@ package shape
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,5 +60,37 @@ func TestRunPadAndKeys(t *testing.T) {
 	pgtest.QueryRow(t, url, "select min(length(doc::text)), max(length(doc::text)) from ev", nil, &minLen, &maxLen)
 	if minLen < 2900 || maxLen > 6100 {
 		t.Errorf("json lengths %d–%d, want about 3000–6000", minLen, maxLen)
+	}
+}
+
+// TestRunForeignTable: a table without pgtrial's mark is refused, and
+// rewritten with Force; a key column cannot be the shaped one.
+func TestRunForeignTable(t *testing.T) {
+	url := pgtest.ConnString(t)
+	pgtest.Exec(t, url, `create table theirs (id int primary key, k int)`, `insert into theirs select g, 0 from generate_series(1, 100) g`)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	d := Dist{Kind: Uniform, Min: 1, Max: 10}
+	cfg := Config{Table: "theirs", Column: "k", Dist: &d, MaxSet: true, Seed: 1}
+	if _, err := Run(ctx, conn, cfg); err == nil || !strings.Contains(err.Error(), "not created by pgtrial") {
+		t.Errorf("unmarked table: %v", err)
+	}
+	cfg.Force = true
+	res, err := Run(ctx, conn, cfg)
+	if err != nil || res.Updated != 100 || res.Distinct != 10 {
+		t.Errorf("with Force: %+v, %v", res, err)
+	}
+	cfg.Column = "id"
+	if _, err := Run(ctx, conn, cfg); err == nil || !strings.Contains(err.Error(), "is the key") {
+		t.Errorf("shaping the key: %v", err)
+	}
+	cfg.Table = "nosuch"
+	if _, err := Run(ctx, conn, cfg); err == nil || !strings.Contains(err.Error(), `no table "nosuch"`) {
+		t.Errorf("no table: %v", err)
 	}
 }
