@@ -24,6 +24,9 @@ type Result struct {
 	// TopKey is the most frequent value and TopKeyShare its share of the rows.
 	TopKey      string
 	TopKeyShare float64
+	// AvgBytes is the mean stored size of the column's non-null values
+	// (pg_column_size: after compression, out-of-line values too).
+	AvgBytes float64
 	// TableBytes is pg_table_size (heap, TOAST, free space and visibility
 	// maps; no indexes); ToastBytes is pg_relation_size of reltoastrelid
 	// with its index (pg_total_relation_size); ToastShare = ToastBytes /
@@ -45,10 +48,11 @@ func Measure(ctx context.Context, conn *pgx.Conn, tbl, col string) (*Result, err
 	     r as (select v, n, row_number() over (order by n desc, v) as rk, count(*) over () as d from f)
 	select (select count(*) from %[1]s), coalesce(max(d), 0),
 	       coalesce(sum(n) filter (where rk <= ceil(d / 100.0)), 0),
-	       coalesce(max(v) filter (where rk = 1), ''), coalesce(max(n) filter (where rk = 1), 0)
+	       coalesce(max(v) filter (where rk = 1), ''), coalesce(max(n) filter (where rk = 1), 0),
+	       (select coalesce(avg(pg_column_size(%[2]s)), 0)::float8 from %[1]s)
 	  from r`, tbl, col)
 	var top, first int64
-	if err := conn.QueryRow(ctx, q).Scan(&r.Rows, &r.Distinct, &top, &r.TopKey, &first); err != nil {
+	if err := conn.QueryRow(ctx, q).Scan(&r.Rows, &r.Distinct, &top, &r.TopKey, &first, &r.AvgBytes); err != nil {
 		return nil, fmt.Errorf("shape: measure %s.%s: %w", tbl, col, err)
 	}
 	r.TopKeys = (r.Distinct + 99) / 100
@@ -78,6 +82,7 @@ func (r *Result) Print(w io.Writer) {
 	fmt.Fprintf(w, "distinct:  %d values of %s\n", r.Distinct, r.Column)
 	fmt.Fprintf(w, "top 1 %%:   the %d most frequent values hold %.1f %% of the rows (the first, %s, %.1f %%)\n",
 		r.TopKeys, 100*r.TopShare, shortValue(r.TopKey), 100*r.TopKeyShare)
+	fmt.Fprintf(w, "size:      %.0f bytes a value on average, as stored (pg_column_size)\n", r.AvgBytes)
 	fmt.Fprintf(w, "TOAST:     %.1f %% of the table (%s of %s)\n", 100*r.ToastShare, format.Bytes(r.ToastBytes), format.Bytes(r.TableBytes))
 }
 

@@ -206,8 +206,11 @@ func inspect(ctx context.Context, conn *pgx.Conn, c *Config) (*table, error) {
 // same column on the same rows. It returns the rows updated.
 func rewrite(ctx context.Context, conn *pgx.Conn, t *table, batch int, next func(int64) string) (int64, error) {
 	// The output is named k and the order qualified: ORDER BY a bare name
-	// would sort by the text output column of that name.
-	sel := fmt.Sprintf("select r.%[1]s::text as k from %[2]s as r where $1::text is null or r.%[1]s > $1::%[3]s order by r.%[1]s limit %[4]d",
+	// would sort by the text output column of that name. The first batch
+	// has no lower bound; the others' (key > $1) use the key's index in a
+	// cached generic plan too.
+	first := fmt.Sprintf("select r.%[1]s::text as k from %[2]s as r order by r.%[1]s limit %[3]d", t.key, t.name, batch)
+	sel := fmt.Sprintf("select r.%[1]s::text as k from %[2]s as r where r.%[1]s > $1::%[3]s order by r.%[1]s limit %[4]d",
 		t.key, t.name, t.keyType, batch)
 	upd := fmt.Sprintf("update %s as t set %s = m.v::%s from unnest($1::text[], $2::text[]) as m(k, v) where t.%s = m.k::%s",
 		t.name, t.col, t.colType, t.key, t.keyType)
@@ -218,7 +221,12 @@ func rewrite(ctx context.Context, conn *pgx.Conn, t *table, batch int, next func
 		if err != nil {
 			return seq, err
 		}
-		rows, err := tx.Query(ctx, sel, last)
+		var rows pgx.Rows
+		if last == nil {
+			rows, err = tx.Query(ctx, first)
+		} else {
+			rows, err = tx.Query(ctx, sel, *last)
+		}
 		if err != nil {
 			tx.Rollback(ctx)
 			return seq, err
