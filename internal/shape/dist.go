@@ -141,9 +141,9 @@ type Generator struct {
 	seed int64 // permute's seed
 }
 
-// NewGenerator is d's generator for seed (the stream prng.NewState(seed);
-// permute uses the same seed, as pgbench's permute(v, size) uses
-// default_seed).
+// NewGenerator is d's generator for seed: the draws from the stream
+// prng.NewState(seed), permute's seed seed XOR 0x9e3779b97f4a7c15 (permute
+// makes its own stream of its seed: the two must differ).
 func NewGenerator(d Dist, seed uint64) (*Generator, error) {
 	if d.Kind == LogUniform && d.N > 0 {
 		d.Max = d.Min + d.N - 1
@@ -151,7 +151,7 @@ func NewGenerator(d Dist, seed uint64) (*Generator, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
-	return &Generator{d: d, st: prng.NewState(seed), seed: int64(seed)}, nil
+	return &Generator{d: d, st: prng.NewState(seed), seed: int64(seed ^ 0x9e3779b97f4a7c15)}, nil
 }
 
 // Dist is the generator's distribution with its final range.
