@@ -91,6 +91,7 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newDemoCommand(info),
 		newCapacityCommand(info),
 		newAdviseCommand(),
+		newShapeCommand(),
 	)
 	return root
 }
