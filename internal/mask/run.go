@@ -2,10 +2,12 @@ package mask
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // mask rewrites the columns in one transaction: the counts and the sample before, one
@@ -45,7 +47,7 @@ func mask(ctx context.Context, conn *pgx.Conn, db string, cols []column, cfg Con
 		q := "update " + t[0].table + " set " + strings.Join(sets, ", ")
 		tag, err := tx.Exec(ctx, q, cfg.Key)
 		if err != nil {
-			return nil, fmt.Errorf("mask: update %s: %w", t[0].table, err)
+			return nil, updateError(t[0].table, err)
 		}
 		say(fmt.Sprintf("masked %s: %d rows, column %s", t[0].table, tag.RowsAffected(), names(t)))
 	}
@@ -72,6 +74,19 @@ func mask(ctx context.Context, conn *pgx.Conn, db string, cols []column, cfg Con
 		return nil, fmt.Errorf("mask: commit: %w", err)
 	}
 	return samples, nil
+}
+
+// updateError words a failed UPDATE; a foreign key that the new values break gets
+// what to do about it.
+func updateError(table string, err error) error {
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && pe.Code == "23503" {
+		return fmt.Errorf("mask: update %s: %w (nothing was changed: rolled back); a foreign key (%s) joins on a masked column: "+
+			"mask the columns on both of its sides in one run, and on the clone make the constraint DEFERRABLE INITIALLY DEFERRED "+
+			"(ALTER TABLE … ALTER CONSTRAINT %s DEFERRABLE INITIALLY DEFERRED), so that it is checked at the commit, when both sides are masked",
+			table, err, pe.ConstraintName, pgx.Identifier{pe.ConstraintName}.Sanitize())
+	}
+	return fmt.Errorf("mask: update %s: %w (nothing was changed: rolled back)", table, err)
 }
 
 // sample is up to n non-NULL originals of c, chosen at random (distinct, so that a

@@ -96,8 +96,10 @@ func ReadKey(file, env string, getenv func(string) (string, bool)) ([]byte, erro
 		if err != nil {
 			return nil, fmt.Errorf("mask: read the key file: %w", err)
 		}
-		b = bytes.TrimSuffix(b, []byte("\n"))
-		key = bytes.TrimSuffix(b, []byte("\r"))
+		if t, ok := bytes.CutSuffix(b, []byte("\n")); ok {
+			b = bytes.TrimSuffix(t, []byte("\r"))
+		}
+		key = b
 	case env != "":
 		if getenv == nil {
 			getenv = os.LookupEnv
