@@ -42,7 +42,9 @@ It runs on a clone only: it refuses a database with other client connections, an
 whose comment does not start with "pgtrial:" unless --i-am-on-a-clone (or mark the
 clone: COMMENT ON DATABASE staging IS 'pgtrial:clone'). Everything happens in one
 transaction, rolled back when a distinct count changes (values cut short by
---keep-length or by the column's varchar(n) collide) or another session connects.
+--keep-length or by the column's varchar(n) collide) or another session connects. A
+foreign key on a masked column must be DEFERRABLE INITIALLY DEFERRED, both sides masked in
+one run. The tables' triggers fire (each named in a warning: disable an audit trigger).
 
 Then the proof (--prove N, default 1000; 0 skips it): before masking, N distinct
 originals per column are sampled into memory (never to disk); after it, pg_dump (at least

@@ -128,6 +128,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := warnTriggers(ctx, conn, cols, say); err != nil {
+		return nil, err
+	}
 	pgDump := ""
 	if cfg.Prove > 0 { // before anything changes: a proof that cannot run stops the masking
 		if pgDump, err = pgDumpFor(ctx, conn, cfg.PgDump); err != nil {
@@ -338,4 +341,22 @@ func dumpTables(ctx context.Context, conn *pgx.Conn, table string) ([]string, er
 		return nil, fmt.Errorf("list the partitions of %s: %w", table, err)
 	}
 	return pairs, nil
+}
+
+// warnTriggers says which enabled user triggers the UPDATEs will fire: an audit
+// trigger may copy the originals into a table the proof does not dump.
+func warnTriggers(ctx context.Context, conn *pgx.Conn, cols []column, say func(string)) error {
+	for _, t := range byTable(cols) {
+		var names string
+		err := conn.QueryRow(ctx, `select coalesce(string_agg(tgname, ', ' order by tgname), '') from pg_trigger
+		                            where tgrelid = to_regclass($1) and not tgisinternal and tgenabled <> 'D'`, t[0].table).Scan(&names)
+		if err != nil {
+			return fmt.Errorf("mask: list the triggers of %s: %w", t[0].table, err)
+		}
+		if names != "" {
+			say(fmt.Sprintf("warning: the UPDATE of %s fires its triggers (%s): one that copies rows elsewhere (an audit log) puts originals where the proof does not look; "+
+				"disable it on the clone first (ALTER TABLE %s DISABLE TRIGGER name)", t[0].table, names, t[0].table))
+		}
+	}
+	return nil
 }
