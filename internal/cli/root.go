@@ -92,6 +92,7 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newCapacityCommand(info),
 		newAdviseCommand(),
 		newShapeCommand(),
+		newMaskCommand(),
 	)
 	return root
 }
