@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
 )
@@ -64,6 +65,15 @@ data: {age: {table: aged_e, set: "n = n + 1", days: 5, until_size: 1.3, daily: 0
 	js, err := os.ReadFile(filepath.Join(env.Dir, experiment.File))
 	if err != nil || !strings.Contains(string(js), `"aged"`) || !strings.Contains(string(js), `"free_percent"`) {
 		t.Errorf("experiment.json lacks the aged state: %v", err)
+	}
+	fresh := false
+	for _, c := range rec.Checks {
+		if c.Name == checks.ItemFreshData {
+			fresh = c.Status == checks.Pass && strings.Contains(c.Message, "aged")
+		}
+	}
+	if !fresh {
+		t.Errorf("checklist %+v: want fresh_data passed (aged)", rec.Checks)
 	}
 	if len(rec.Runs) != 1 || !strings.Contains(log.String(), "age: day 1:") {
 		t.Errorf("%d runs; log:\n%s", len(rec.Runs), log.String())

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pgtrial/pgtrial/internal/age"
+	"github.com/pgtrial/pgtrial/internal/checks"
 )
 
 // The data section: what is done to the tables once, after they are loaded and
@@ -115,6 +116,15 @@ func (r *runner) ageData(ctx context.Context) error {
 		return fmt.Errorf("%s: data.age: %w", r.spec.File, err)
 	}
 	return r.rec.write(r.env.Dir)
+}
+
+// dataAge is the checklist's view of the tables' age (checks.FreshData).
+func (r *runner) dataAge() checks.DataAge {
+	d := checks.DataAge{Loaded: r.rec.Loaded != nil}
+	if a := r.rec.Aged; a != nil {
+		d.Days, d.Growth, d.FreePercent, d.Exact, d.Reached = a.Days, a.Growth(), a.After.FreePercent, a.After.Exact, a.Reached
+	}
+	return d
 }
 
 // lineWriter hands whole lines to out.
