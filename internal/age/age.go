@@ -188,7 +188,9 @@ func Run(ctx context.Context, cc *pgx.ConnConfig, cfg Config) (_ *Result, err er
 			}
 		}()
 	}
-	u := newUpdater(t, cfg.Batch, cfg.Daily, max(res.Before.Rows, 1))
+	// The day's batches are bounded by the rows the table can hold: at most
+	// MaxHeapTuplesPerPage (291 for 8 kB pages) a page, whatever the estimate says.
+	u := newUpdater(t, cfg.Batch, cfg.Daily, max(res.Before.Rows, 291*res.Before.Pages, 1))
 	aged := func() error {
 		for day := 1; day <= cfg.Days; day++ {
 			seed := daySeed(cfg.Seed, day)

@@ -113,3 +113,37 @@ func TestAgeRefusesForeignTableUnlessOwned(t *testing.T) {
 		t.Errorf("reloptions after aging %v: want autovacuum_enabled=true back", opts)
 	}
 }
+
+// Without the right to create or use pgstattuple, aging still runs and says that free
+// space is not measured; rows and dead rows are the statistics' estimates; --until-free
+// is refused before any update.
+func TestAgeWithoutPgstattupleSaysSo(t *testing.T) {
+	t.Parallel()
+	url := pgtest.ConnString(t)
+	pgtest.Exec(t, url,
+		"create role age_plain login",
+		"create table plain (id int primary key, n int)",
+		"comment on table plain is 'pgtrial:test'",
+		"insert into plain select g, 0 from generate_series(1, 2000) g",
+		"alter table plain owner to age_plain")
+	cc := connConfig(t, url)
+	cc.User = "age_plain"
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := age.Run(ctx, cc, age.Config{Table: "plain", Set: "n = n + 1", UntilFree: 30}); err == nil || !strings.Contains(err.Error(), "--until-free needs pgstattuple") {
+		t.Fatalf("--until-free without pgstattuple: err %v", err)
+	}
+	var out bytes.Buffer
+	res, err := age.Run(ctx, cc, age.Config{Table: "plain", Set: "n = n + 1", Days: 2, VacuumEvery: 1, Out: &out})
+	if err != nil {
+		t.Fatalf("age: %v\n%s", err, out.String())
+	}
+	res.Write(&out)
+	t.Log(out.String())
+	if res.After.Exact || !strings.Contains(res.Missing, "pgstattuple") || !strings.Contains(out.String(), "free space is not measured") {
+		t.Errorf("exact %v, missing %q:\n%s", res.After.Exact, res.Missing, out.String())
+	}
+	if res.Before.Rows != 2000 || res.Vacuums != 2 {
+		t.Errorf("rows (estimate) %d, vacuums %d: want 2000, 2\n%s", res.Before.Rows, res.Vacuums, out.String())
+	}
+}

@@ -15,9 +15,10 @@ type updater struct {
 	first, next string // the batch statements: from the start, and after a key ($3)
 	batch       int
 	daily       float64
-	maxBatches  int // a day's bound: 4 × the batches the starting rows need, + 64
+	maxBatches  int // a day's bound: 4 × the batches rows need, + 64
 }
 
+// newUpdater prepares the statements; rows bounds the table's rows (the day's batches).
 func newUpdater(t table, batch int, daily float64, rows int64) *updater {
 	// b: the next Batch keys; u: the update of those drawn; the row: the last key (the
 	// next batch starts after it), the keys visited, the rows updated.

@@ -73,7 +73,7 @@ Exit status: 0 done; 1 bad input, refused, or failed; 2 the days passed before t
 	f.StringVar(&c.Table, "table", age.PgbenchAccounts, "the table to age")
 	f.IntVar(&c.Days, "days", age.DefaultDays, fmt.Sprintf("the most days to age (1..%d)", age.MaxDays))
 	f.Float64Var(&c.UntilSize, "until-size", 0, "stop when the table has this many times its starting pages (e.g. 1.5)")
-	f.Float64Var(&c.UntilFree, "until-free", 0, "stop when pgstattuple's free_percent reaches this (e.g. 40)")
+	f.Float64Var(&c.UntilFree, "until-free", 0, "stop when pgstattuple's free_percent reaches this (e.g. 40; a scan of the table each day)")
 	f.StringVar(&o.daily, "daily", o.daily, `share of the rows updated each day: "1/3" or "0.333"`)
 	f.IntVar(&c.VacuumEvery, "vacuum-every", age.DefaultVacuumEvery, "a plain VACUUM after every this many days (-1: never)")
 	f.StringVar(&c.Set, "set", "", `the update's SET list (default for pgbench_accounts: "abalance = abalance + 1")`)
