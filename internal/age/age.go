@@ -177,13 +177,13 @@ func Run(ctx context.Context, cc *pgx.ConnConfig, cfg Config) (_ *Result, err er
 	p := newProgress(cfg.Out, cfg.TTY)
 	p.before(res)
 	if cfg.NoAutovacuum {
-		restore, err := autovacuumOff(ctx, conn, t.name, connect)
-		if err != nil {
+		var restore func() error
+		if restore, err = autovacuumOff(ctx, conn, t.name, connect); err != nil {
 			return nil, err
 		}
 		res.Autovacuum = "off on the table during aging"
 		defer func() {
-			if rerr := restore(); rerr != nil && err == nil {
+			if rerr := restore(); rerr != nil && (err == nil || errors.Is(err, ErrNotReached)) { // err: Run's result
 				err = rerr
 			}
 		}()
