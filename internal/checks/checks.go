@@ -69,7 +69,8 @@
 //	                      and the server collector was watching. Value: runs.
 //
 // The item "stall calibration" of §8 belongs to experiments with an
-// injected stall: StallVisible (experiment.go).
+// injected stall: StallVisible (experiment.go). The item fresh_data belongs to
+// experiments that loaded or aged their tables: FreshData (data.go).
 package checks
 
 import (

@@ -151,6 +151,9 @@ func (r *runner) analyse() {
 	if stalls := r.stallRuns(); len(stalls) > 0 {
 		items = append(items, checks.StallVisible(stalls))
 	}
+	if c, ok := checks.FreshData(r.dataAge()); ok { // spec_data.go
+		items = append(items, c)
+	}
 	rec.Checks = checks.Replace(checks.Combine(labeled), items...)
 	if r.spec.Search != nil {
 		// A search's runs are single by design (each rate once); the

@@ -82,6 +82,21 @@
 //	collect: [waits, statements, server, os]   # --collect; false: none; default: all
 //	# collect: {kinds: [waits], wait_interval: 100ms, wait_source: auto}
 //
+//	data:                        # done to the tables once, after loading, before the runs
+//	  age:                       # as pgtrial age: experiment.json's "aged" has the state achieved
+//	    days: 30                 # the most days (default 30); until_size / until_free stop earlier
+//	    until_size: 1.5          # × the starting pages
+//	    # until_free: 40         # % free per pgstattuple
+//	    daily: 0.333             # share of the rows updated a day (default 1/3)
+//	    vacuum_every: 7          # plain VACUUM every 7 days (default; -1: never)
+//	    # table: orders          # default pgbench_accounts; another needs set (and key without a primary key)
+//	    # set: "qty = qty + 1"   # default for pgbench_accounts: abalance = abalance + 1
+//	    # key: code              # default: the one-column primary key
+//	    # batch: 10000           # keys per UPDATE statement
+//	    # no_autovacuum: true    # autovacuum off on the table while aging
+//	    # i_own_this_data: true  # needed for a table pgtrial did not create
+//	                             # tables already there age again each time: load fresh (workload.scale) to start from fresh data
+//
 // Capacity search replaces the load model (no rate, closed or ramp): the
 // closed-model ceiling (ceiling_repeats runs with load.clients), open-model
 // steps at fractions of it, bisection between the highest rate that meets

@@ -101,6 +101,8 @@ func keyTables() []keyTable {
 		searchSection().table(),
 		sloSection("search.slo").table(),
 		collectSection().table(),
+		dataSection().table(),
+		dataAgeSection().table(),
 	}
 }
 

@@ -3,6 +3,7 @@ package experiment
 import (
 	"time"
 
+	"github.com/pgtrial/pgtrial/internal/age"
 	"github.com/pgtrial/pgtrial/internal/capacity"
 	"github.com/pgtrial/pgtrial/internal/compare"
 	"github.com/pgtrial/pgtrial/internal/explain"
@@ -40,10 +41,12 @@ type Record struct {
 	// Loaded is the tables the experiment loaded before its runs (the
 	// file's scale or warehouses, which the database did not have); nil:
 	// it used the tables as they were.
-	Loaded  *TablesLoaded `json:"loaded,omitempty"`
-	Model   string        `json:"model"` // open, closed, ramp, search
-	Clients int           `json:"clients,omitempty"`
-	Rate    float64       `json:"rate,omitempty"`
+	Loaded *TablesLoaded `json:"loaded,omitempty"`
+	// Aged is what data.age did to the table before the runs (spec_data.go); nil: no aging.
+	Aged    *age.Result `json:"aged,omitempty"`
+	Model   string      `json:"model"` // open, closed, ramp, search
+	Clients int         `json:"clients,omitempty"`
+	Rate    float64     `json:"rate,omitempty"`
 	// Scenarios are the file's concurrent scenarios (runner_scenarios.go);
 	// each run's record has their figures.
 	Scenarios []ScenarioRecord `json:"scenarios,omitempty"`

@@ -72,6 +72,7 @@ type Spec struct {
 	Seed        *uint64       // nil: the runner chooses one and records it
 	Interval    time.Duration // recorded intervals
 	Collect     Collect
+	Data        Data // what is done to the tables before the runs (spec_data.go)
 }
 
 // Pos is a place in the experiment file (1-based), for the runner's own

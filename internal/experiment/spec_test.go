@@ -810,6 +810,8 @@ func TestDocShowsEveryKey(t *testing.T) {
 	collectDocs("search", searchSection().names(), func(i int) string { return searchSection().keys[i].doc })
 	collectDocs("protocol.calibrate", calibrateSection().names(), func(i int) string { return calibrateSection().keys[i].doc })
 	collectDocs("collect", collectSection().names(), func(i int) string { return collectSection().keys[i].doc })
+	collectDocs("data", dataSection().names(), func(i int) string { return dataSection().keys[i].doc })
+	collectDocs("data.age", dataAgeSection().names(), func(i int) string { return dataAgeSection().keys[i].doc })
 	tables := 0
 	for _, kt := range keyTables() {
 		tables++
@@ -820,7 +822,7 @@ func TestDocShowsEveryKey(t *testing.T) {
 			}
 		}
 	}
-	if tables != 15 || len(docs) < 50 {
+	if tables != 17 || len(docs) < 50 {
 		t.Errorf("%d tables, %d keys: a section is missing from keyTables", tables, len(docs))
 	}
 }

@@ -112,6 +112,9 @@ func topSection() section[Spec] {
 				s.Interval = v
 			}
 		}},
+		{name: "data", doc: "done to the tables once before the runs: age (spec_data.go)", dec: func(d *decoder, s *Spec, e entry, path string, _ *fields) {
+			dataSection().decode(d, e.val, path, "a mapping (age)", &s.Data)
+		}},
 		{name: "collect", doc: "the evidence collected (--collect)", dec: func(d *decoder, s *Spec, e entry, path string, _ *fields) {
 			d.collect(&s.Collect, e.val, path)
 		}},
