@@ -90,6 +90,7 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newExperimentCommand(info),
 		newDemoCommand(info),
 		newCapacityCommand(info),
+		newCaptureCommand(),
 	)
 	return root
 }

@@ -300,45 +300,13 @@ func newStatements(ctx context.Context, cfg *Config, warn warnFunc) (*statements
 			warn("statements: %v", err)
 		}
 	}
-	var db string
-	var version, schema *string
-	var preloaded bool
-	err = conn.QueryRow(ctx, CollectorSQLMarker+` select current_database(), e.extversion, n.nspname::text,
-		'pg_stat_statements' = ANY (string_to_array(replace(current_setting('shared_preload_libraries'), ' ', ''), ','))
-		from (select 1) x
-		left join (pg_extension e join pg_namespace n on n.oid = e.extnamespace) on e.extname = 'pg_stat_statements'`).Scan(&db, &version, &schema, &preloaded)
+	var db, version string
+	s.q, db, version, err = detectStatements(ctx, conn, cfg.AllStatements)
 	if err != nil {
-		return nil, fmt.Errorf("look for pg_stat_statements: %w", err)
-	}
-	if version == nil || schema == nil {
-		if preloaded {
-			return nil, fmt.Errorf("pg_stat_statements is not installed in database %q: it is in shared_preload_libraries, so CREATE EXTENSION pg_stat_statements in that database is all it needs", db)
-		}
-		return nil, fmt.Errorf("pg_stat_statements is not installed in database %q: add pg_stat_statements to shared_preload_libraries (a restart is needed), then run CREATE EXTENSION pg_stat_statements in that database", db)
-	}
-	var attnames []string
-	var hasInfo bool
-	err = conn.QueryRow(ctx, CollectorSQLMarker+` select array(select attname::text from pg_attribute
-			where attrelid = to_regclass($1) and attnum > 0 and not attisdropped order by attnum),
-		to_regclass($2) is not null`,
-		pgx.Identifier{*schema, "pg_stat_statements"}.Sanitize(),
-		pgx.Identifier{*schema, "pg_stat_statements_info"}.Sanitize()).Scan(&attnames, &hasInfo)
-	if err != nil {
-		return nil, fmt.Errorf("read pg_stat_statements columns: %w", err)
-	}
-	cols := make(map[string]bool, len(attnames))
-	for _, a := range attnames {
-		cols[a] = true
-	}
-	if len(cols) == 0 {
-		return nil, fmt.Errorf("pg_stat_statements %s is installed in database %q but its view %s.pg_stat_statements is missing", *version, db, *schema)
-	}
-	s.q, err = buildStatementsQuery(*schema, cols, hasInfo, cfg.AllStatements)
-	if err != nil {
-		return nil, fmt.Errorf("pg_stat_statements %s: %w", *version, err)
+		return nil, err
 	}
 	if len(s.q.missing) > 0 {
-		warn("pg_stat_statements %s has no column for %s: left empty in %s", *version, strings.Join(s.q.missing, ", "), results.StatementsFile)
+		warn("pg_stat_statements %s has no column for %s: left empty in %s", version, strings.Join(s.q.missing, ", "), results.StatementsFile)
 	}
 
 	snap, err := s.snapshot(ctx)
@@ -352,6 +320,52 @@ func newStatements(ctx context.Context, cfg *Config, warn warnFunc) (*statements
 	s.base, s.start = snap, time.Now()
 	ok = true
 	return s, nil
+}
+
+// detectStatements finds pg_stat_statements in conn's database (its version,
+// schema and columns) and builds the snapshot query for them (all: every
+// role's and database's texts, else only the session's own). An extension
+// that is not installed, or whose library is not loaded, is an error that
+// says what to do. It returns the query, the database's name and the
+// extension's version.
+func detectStatements(ctx context.Context, conn *pgx.Conn, all bool) (q stmtQuery, db, version string, err error) {
+	var ver, schema *string
+	var preloaded bool
+	err = conn.QueryRow(ctx, CollectorSQLMarker+` select current_database(), e.extversion, n.nspname::text,
+		'pg_stat_statements' = ANY (string_to_array(replace(current_setting('shared_preload_libraries'), ' ', ''), ','))
+		from (select 1) x
+		left join (pg_extension e join pg_namespace n on n.oid = e.extnamespace) on e.extname = 'pg_stat_statements'`).Scan(&db, &ver, &schema, &preloaded)
+	if err != nil {
+		return q, "", "", fmt.Errorf("look for pg_stat_statements: %w", err)
+	}
+	if ver == nil || schema == nil {
+		if preloaded {
+			return q, "", "", fmt.Errorf("pg_stat_statements is not installed in database %q: it is in shared_preload_libraries, so CREATE EXTENSION pg_stat_statements in that database is all it needs", db)
+		}
+		return q, "", "", fmt.Errorf("pg_stat_statements is not installed in database %q: add pg_stat_statements to shared_preload_libraries (a restart is needed), then run CREATE EXTENSION pg_stat_statements in that database", db)
+	}
+	var attnames []string
+	var hasInfo bool
+	err = conn.QueryRow(ctx, CollectorSQLMarker+` select array(select attname::text from pg_attribute
+			where attrelid = to_regclass($1) and attnum > 0 and not attisdropped order by attnum),
+		to_regclass($2) is not null`,
+		pgx.Identifier{*schema, "pg_stat_statements"}.Sanitize(),
+		pgx.Identifier{*schema, "pg_stat_statements_info"}.Sanitize()).Scan(&attnames, &hasInfo)
+	if err != nil {
+		return q, "", "", fmt.Errorf("read pg_stat_statements columns: %w", err)
+	}
+	cols := make(map[string]bool, len(attnames))
+	for _, a := range attnames {
+		cols[a] = true
+	}
+	if len(cols) == 0 {
+		return q, "", "", fmt.Errorf("pg_stat_statements %s is installed in database %q but its view %s.pg_stat_statements is missing", *ver, db, *schema)
+	}
+	q, err = buildStatementsQuery(*schema, cols, hasInfo, all)
+	if err != nil {
+		return q, "", "", fmt.Errorf("pg_stat_statements %s: %w", *ver, err)
+	}
+	return q, db, *ver, nil
 }
 
 // explainStatementsError turns the error pg_stat_statements raises when its
@@ -388,7 +402,13 @@ func (s *statements) readSnapshot(ctx context.Context) (*stmtSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := conn.Query(ctx, s.q.sql)
+	return querySnapshot(ctx, conn, &s.q)
+}
+
+// querySnapshot reads pg_stat_statements once on conn with q (one
+// autocommit query), leaving out pgtrial's own collectors' statements.
+func querySnapshot(ctx context.Context, conn *pgx.Conn, q *stmtQuery) (*stmtSnapshot, error) {
+	rows, err := conn.Query(ctx, q.sql)
 	if err != nil {
 		return nil, err
 	}
