@@ -343,7 +343,7 @@ func findTables(toks []token) []tableRef {
 			if j < len(toks) && toks[j].isWord("only") {
 				j++
 			}
-			ref, next, ok := tableAt(toks, j)
+			ref, next, ok := tableAt(toks, j, t.isWord("into"))
 			if !ok {
 				break
 			}
@@ -360,8 +360,9 @@ func findTables(toks []token) []tableRef {
 }
 
 // tableAt reads "name [[AS] alias]" or "schema.name [[AS] alias]" at j: the
-// reference, the index after it, and whether there was one.
-func tableAt(toks []token, j int) (tableRef, int, bool) {
+// reference, the index after it, and whether there was one. A name followed
+// by "(" is a function, unless into (INSERT INTO t (columns)).
+func tableAt(toks []token, j int, into bool) (tableRef, int, bool) {
 	if j >= len(toks) || !toks[j].isIdent() {
 		return tableRef{}, j, false
 	}
@@ -372,6 +373,9 @@ func tableAt(toks []token, j int) (tableRef, int, bool) {
 		j += 2
 	}
 	if j < len(toks) && toks[j].kind == tokPunct && toks[j].text == "(" {
+		if into {
+			return ref, j, true
+		}
 		return tableRef{}, j, false // a function in FROM
 	}
 	if j < len(toks) && toks[j].isWord("as") {
