@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 
@@ -35,6 +36,10 @@ import (
 
 // ApplicationName names capture's session on the source.
 const ApplicationName = "pgtrial-capture"
+
+// maxQueryChars is how much of a statement's text collect's reader keeps
+// (left(query, 1000)): a text that long was probably cut.
+const maxQueryChars = 1000
 
 // weightScale: a script's weight is its share of the scripted calls in
 // parts per weightScale (pgbench's -f FILE@W).
@@ -193,6 +198,7 @@ func gather(totals []collect.StatementTotals, dbid, minCalls int64, top int) []S
 		s.ms += t.TotalExecMs
 		if t.Query != "" && t.Calls > s.textCalls {
 			s.s.Query, s.textCalls = results.RedactSQL(t.Query), t.Calls
+			s.s.cut = utf8.RuneCountInString(t.Query) >= maxQueryChars
 		}
 	}
 	var out []Statement
@@ -229,6 +235,9 @@ func makeScript(ctx context.Context, conn *pgx.Conn, s *Statement) (string, []st
 	text := stripTag(s.Query)
 	if text == "" {
 		return "", nil, "its text is not visible to the capturing role (grant pg_read_all_stats)"
+	}
+	if s.cut {
+		return "", nil, fmt.Sprintf("its text is longer than the %d characters pg_stat_statements' reader keeps", maxQueryChars)
 	}
 	if strings.Contains(text, results.Redacted) {
 		return "", nil, "its text held a secret (redacted)"
@@ -506,11 +515,11 @@ func writeReadme(dir string, p *Profile, command string) error {
 	b.WriteString("from this directory. Compare the run with the profile: `pgtrial capture compare DIR RUN_DIR`.\n\n")
 	b.WriteString("## Statements\n\n| id | script | weight | share of calls | calls | rows/call | blocks/call | mean ms | text |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range p.Statements {
-		script := s.Script
+		script, weight := s.Script, strconv.Itoa(s.Weight)
 		if script == "" {
-			script = "—"
+			script, weight = "—", "—"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %.2f %% | %d | %.2f | %.1f | %.3f | `%s` |\n", s.ID, script, s.Weight, 100*s.Share, s.Calls,
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2f %% | %d | %.2f | %.1f | %.3f | `%s` |\n", s.ID, script, weight, 100*s.Share, s.Calls,
 			s.RowsPerCall, s.BlocksPerCall, s.MeanMs, mdCode(s.Query))
 	}
 	b.WriteString("\n## Parameters\n\n")
@@ -523,6 +532,8 @@ func writeReadme(dir string, p *Profile, command string) error {
 			fmt.Fprintf(&b, "- %s %s\n", s.ID, prm)
 		}
 	}
+	b.WriteString("\nEach statement is replayed as a transaction of its own: the application's transactions (BEGIN … COMMIT around\n" +
+		"several statements) are not rebuilt, and their BEGIN and COMMIT are listed below as transaction control.\n")
 	b.WriteString("\n## Not parameterised\n\n")
 	n := 0
 	for _, s := range p.Statements {

@@ -76,6 +76,10 @@ func draw(n int, s *colStats) (drawing, error) {
 	if len(s.hist) == 0 && len(thresholds) > 0 {
 		thresholds[len(thresholds)-1] = ppm // the MCVs are all there is
 	}
+	if s.integer && len(s.mcv) == 1 && len(s.hist) == 0 {
+		return drawing{sets: []string{fmt.Sprintf(`\set %s %s`, v, s.mcv[0])}, expr: ":" + v,
+			how: fmt.Sprintf("%s.%s: its one most common value, %s", s.table, s.column, s.mcv[0])}, nil
+	}
 	d := drawing{how: fmt.Sprintf("%s.%s: %d most common values (%.1f %% of the rows), %d histogram bounds", s.table, s.column, len(s.mcv), 100*sumF, len(s.hist))}
 	u := ":" + v + "_u"
 	d.sets = append(d.sets, fmt.Sprintf(`\set %s_u random(0, %d)`, v, ppm-1))

@@ -48,6 +48,8 @@ type Statement struct {
 	MeanMs        float64 `json:"mean_ms"`                // total_exec_time / calls
 	// Parameters says where each parameter is drawn from.
 	Parameters []string `json:"parameters,omitempty"`
+
+	cut bool // the text read was cut at maxQueryChars (not in profile.json)
 }
 
 // WriteProfile writes p as dir/profile.json.

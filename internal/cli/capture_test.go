@@ -65,6 +65,7 @@ func TestCaptureKnownMix(t *testing.T) {
 	}
 	readme, _ := os.ReadFile(filepath.Join(capDir, "README.md"))
 	runSh, _ := os.ReadFile(filepath.Join(capDir, "run.sh"))
+	t.Logf("README.md:\n%s\nrun.sh:\n%s", readme, runSh)
 	for _, want := range []string{fmt.Sprintf("%s@%d", sel.Script, sel.Weight), fmt.Sprintf("%s@%d", upd.Script, upd.Weight)} {
 		if !strings.Contains(string(runSh), want) || !strings.Contains(string(readme), want) {
 			t.Errorf("run.sh or README.md lacks %q:\n%s\n%s", want, runSh, readme)
@@ -74,6 +75,8 @@ func TestCaptureKnownMix(t *testing.T) {
 		t.Errorf("README.md does not list %s as not parameterised:\n%s", skipped.ID, readme)
 	}
 	script, _ := os.ReadFile(filepath.Join(capDir, sel.Script))
+	updScript, _ := os.ReadFile(filepath.Join(capDir, upd.Script))
+	t.Logf("%s:\n%.600s\n%s:\n%.600s", sel.Script, script, upd.Script, updScript)
 	if !strings.Contains(string(script), `\set p1 `) || !strings.Contains(string(script), "aid = :p1") {
 		t.Errorf("lookup script does not draw $1 into :p1:\n%s", script)
 	}
