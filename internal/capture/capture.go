@@ -6,8 +6,12 @@
 // It reads the source read-only (default_transaction_read_only = on, a
 // statement timeout): pg_stat_statements, the catalogue and pg_stats, and
 // never a table's rows. It prepares each captured statement (a Parse
-// message, which plans nothing and writes nothing) to learn its parameters'
-// types.
+// message, which plans nothing and writes nothing, though it takes the
+// statement's table locks until its Sync, as any query would) to learn its
+// parameters' types. It reads every role's statement texts of the target
+// database (the application's role is rarely the capturing one) and none of
+// another database's; the texts pass through results.RedactSQL before they
+// are kept.
 package capture
 
 import (
@@ -81,7 +85,7 @@ func Capture(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer conn.Close(context.Background())
 
-	totals, info, err := collect.ReadStatementTotals(ctx, conn, true)
+	totals, info, err := collect.ReadStatementTotals(ctx, conn)
 	if err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
 	}

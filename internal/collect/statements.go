@@ -109,6 +109,24 @@ type stmtQuery struct {
 // missing). Numbers are read as float8: wal_bytes is numeric, and a float8
 // holds every count below 2^53 exactly.
 func buildStatementsQuery(schema string, cols map[string]bool, hasInfo, all bool) (stmtQuery, error) {
+	scope := textsOwn
+	if all {
+		scope = textsAll
+	}
+	return buildStatementsQueryTexts(schema, cols, hasInfo, scope)
+}
+
+// textScope says whose statement texts a snapshot query reads.
+type textScope int
+
+const (
+	textsOwn      textScope = iota // the session's role in its database
+	textsDatabase                  // every role's in the session's database (capture)
+	textsAll                       // every role's in every database (--all-statements)
+)
+
+// buildStatementsQueryTexts is buildStatementsQuery with the texts of scope.
+func buildStatementsQueryTexts(schema string, cols map[string]bool, hasInfo bool, scope textScope) (stmtQuery, error) {
 	var q stmtQuery
 	var need []string
 	for _, c := range []string{"userid", "dbid", "queryid", "query"} {
@@ -135,8 +153,11 @@ func buildStatementsQuery(schema string, cols map[string]bool, hasInfo, all bool
 		sel = append(sel, "null::timestamptz as stats_since")
 	}
 	text := fmt.Sprintf("left(v.query, %d)", stmtQueryChars)
-	if !all {
+	switch scope {
+	case textsOwn:
 		text = "case when " + own + " then " + text + " end"
+	case textsDatabase:
+		text = "case when v.dbid = me.dbid then " + text + " end"
 	}
 	sel = append(sel, text+" as query")
 	outer := []string{"i.dealloc", "i.stats_reset", "s.userid", "s.dbid", "s.own", "s.queryid", "s.toplevel", "s.stats_since", "s.query"}
@@ -301,7 +322,11 @@ func newStatements(ctx context.Context, cfg *Config, warn warnFunc) (*statements
 		}
 	}
 	var db, version string
-	s.q, db, version, err = detectStatements(ctx, conn, cfg.AllStatements)
+	scope := textsOwn
+	if cfg.AllStatements {
+		scope = textsAll
+	}
+	s.q, db, version, err = detectStatements(ctx, conn, scope)
 	if err != nil {
 		return nil, err
 	}
@@ -323,12 +348,12 @@ func newStatements(ctx context.Context, cfg *Config, warn warnFunc) (*statements
 }
 
 // detectStatements finds pg_stat_statements in conn's database (its version,
-// schema and columns) and builds the snapshot query for them (all: every
-// role's and database's texts, else only the session's own). An extension
+// schema and columns) and builds the snapshot query for them, reading the
+// texts of scope. An extension
 // that is not installed, or whose library is not loaded, is an error that
 // says what to do. It returns the query, the database's name and the
 // extension's version.
-func detectStatements(ctx context.Context, conn *pgx.Conn, all bool) (q stmtQuery, db, version string, err error) {
+func detectStatements(ctx context.Context, conn *pgx.Conn, scope textScope) (q stmtQuery, db, version string, err error) {
 	var ver, schema *string
 	var preloaded bool
 	err = conn.QueryRow(ctx, CollectorSQLMarker+` select current_database(), e.extversion, n.nspname::text,
@@ -361,7 +386,7 @@ func detectStatements(ctx context.Context, conn *pgx.Conn, all bool) (q stmtQuer
 	if len(cols) == 0 {
 		return q, "", "", fmt.Errorf("pg_stat_statements %s is installed in database %q but its view %s.pg_stat_statements is missing", *ver, db, *schema)
 	}
-	q, err = buildStatementsQuery(*schema, cols, hasInfo, all)
+	q, err = buildStatementsQueryTexts(*schema, cols, hasInfo, scope)
 	if err != nil {
 		return q, "", "", fmt.Errorf("pg_stat_statements %s: %w", *ver, err)
 	}

@@ -16,7 +16,7 @@ type StatementTotals struct {
 	DBID     int64
 	Own      bool   // the session's role and database
 	Toplevel string // "true", "false" (1.9+) or "" (1.8)
-	Query    string // "" for another role's or database's unless all
+	Query    string // "" for another database's
 
 	Calls, Rows                   float64
 	TotalExecMs                   float64 // ms
@@ -34,11 +34,12 @@ type StatementsInfo struct {
 // ReadStatementTotals reads pg_stat_statements on conn once, with the
 // collector's version-aware query (detectStatements: the same columns and
 // the same exclusion of pgtrial's own statements as statements.csv's).
-// With all, every role's and database's texts are read; otherwise only the
-// session's own role's in its database have a text.
-func ReadStatementTotals(ctx context.Context, conn *pgx.Conn, all bool) ([]StatementTotals, StatementsInfo, error) {
+// Every role's statements of the session's database have their text
+// (capture replays the application's, whichever role ran them); the
+// entries of other databases have none.
+func ReadStatementTotals(ctx context.Context, conn *pgx.Conn) ([]StatementTotals, StatementsInfo, error) {
 	var info StatementsInfo
-	q, db, version, err := detectStatements(ctx, conn, all)
+	q, db, version, err := detectStatements(ctx, conn, textsDatabase)
 	if err != nil {
 		return nil, info, err
 	}
