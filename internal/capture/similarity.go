@@ -131,7 +131,7 @@ func Compare(dir, runDir string, th Thresholds) (*Similarity, error) {
 		}
 		st.ShareOff = math.Abs(st.RunShare-st.CapturedShare) > th.Share
 		if st.ShareOff {
-			sim.Flags = append(sim.Flags, fmt.Sprintf("%s's share is %.1f %% in the run, %.1f %% in the scripts' mix: the run is too short or its scripts failed", s.ID, 100*st.RunShare, 100*st.CapturedShare))
+			sim.Flags = append(sim.Flags, fmt.Sprintf("%s's share is %.1f %% in the run, %.1f %% in the scripts' mix: the run did not use run.sh's weights, was too short, or its scripts failed", s.ID, 100*st.RunShare, 100*st.CapturedShare))
 		}
 		if st.Calls > 0 {
 			st.RowsRatio, st.RowsOff = ratio(st.RunRows, st.CapturedRows, th.Ratio)
@@ -193,6 +193,10 @@ func (s *Similarity) Write(w io.Writer) {
 		d := st.RunShare - st.CapturedShare
 		if math.Abs(d) >= math.Abs(worst) {
 			worst, worstID = d, st.ID
+		}
+		if st.Calls == 0 {
+			fmt.Fprintf(w, "%-4s %7.1f%% %7.1f%% %+6.1f%s  not run\n", st.ID, 100*st.CapturedShare, 0.0, 100*d, mark(st.ShareOff))
+			continue
 		}
 		fmt.Fprintf(w, "%-4s %7.1f%% %7.1f%% %+6.1f%s  %-22s %-22s %.3f → %.3f\n", st.ID, 100*st.CapturedShare, 100*st.RunShare, 100*d, mark(st.ShareOff),
 			fmt.Sprintf("%.2f → %.2f (%s)%s", st.CapturedRows, st.RunRows, times(st.RowsRatio), mark(st.RowsOff)),
