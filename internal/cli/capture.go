@@ -75,6 +75,9 @@ func runCapture(ctx context.Context, cfg capture.Config, arg, url string, stdout
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if cfg.Out == "" {
+		return errors.New("capture: give the workload directory to write with --out DIR")
+	}
 	ctx, _, stop := notifySignals(ctx, nil, signalPlan{})
 	defer stop()
 	res, err := target.Resolve(ctx, target.Request{Arg: arg, URL: url, Out: func(s string) { fmt.Fprintln(stderr, s) }})
