@@ -94,6 +94,7 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newAdviseCommand(),
 		newShapeCommand(),
 		newMaskCommand(),
+		newCaptureCommand(),
 	)
 	return root
 }

@@ -109,6 +109,24 @@ type stmtQuery struct {
 // missing). Numbers are read as float8: wal_bytes is numeric, and a float8
 // holds every count below 2^53 exactly.
 func buildStatementsQuery(schema string, cols map[string]bool, hasInfo, all bool) (stmtQuery, error) {
+	scope := textsOwn
+	if all {
+		scope = textsAll
+	}
+	return buildStatementsQueryTexts(schema, cols, hasInfo, scope)
+}
+
+// textScope says whose statement texts a snapshot query reads.
+type textScope int
+
+const (
+	textsOwn      textScope = iota // the session's role in its database
+	textsDatabase                  // every role's in the session's database (capture)
+	textsAll                       // every role's in every database (--all-statements)
+)
+
+// buildStatementsQueryTexts is buildStatementsQuery with the texts of scope.
+func buildStatementsQueryTexts(schema string, cols map[string]bool, hasInfo bool, scope textScope) (stmtQuery, error) {
 	var q stmtQuery
 	var need []string
 	for _, c := range []string{"userid", "dbid", "queryid", "query"} {
@@ -135,8 +153,11 @@ func buildStatementsQuery(schema string, cols map[string]bool, hasInfo, all bool
 		sel = append(sel, "null::timestamptz as stats_since")
 	}
 	text := fmt.Sprintf("left(v.query, %d)", stmtQueryChars)
-	if !all {
+	switch scope {
+	case textsOwn:
 		text = "case when " + own + " then " + text + " end"
+	case textsDatabase:
+		text = "case when v.dbid = me.dbid then " + text + " end"
 	}
 	sel = append(sel, text+" as query")
 	outer := []string{"i.dealloc", "i.stats_reset", "s.userid", "s.dbid", "s.own", "s.queryid", "s.toplevel", "s.stats_since", "s.query"}
@@ -300,45 +321,17 @@ func newStatements(ctx context.Context, cfg *Config, warn warnFunc) (*statements
 			warn("statements: %v", err)
 		}
 	}
-	var db string
-	var version, schema *string
-	var preloaded bool
-	err = conn.QueryRow(ctx, CollectorSQLMarker+` select current_database(), e.extversion, n.nspname::text,
-		'pg_stat_statements' = ANY (string_to_array(replace(current_setting('shared_preload_libraries'), ' ', ''), ','))
-		from (select 1) x
-		left join (pg_extension e join pg_namespace n on n.oid = e.extnamespace) on e.extname = 'pg_stat_statements'`).Scan(&db, &version, &schema, &preloaded)
+	var db, version string
+	scope := textsOwn
+	if cfg.AllStatements {
+		scope = textsAll
+	}
+	s.q, db, version, err = detectStatements(ctx, conn, scope)
 	if err != nil {
-		return nil, fmt.Errorf("look for pg_stat_statements: %w", err)
-	}
-	if version == nil || schema == nil {
-		if preloaded {
-			return nil, fmt.Errorf("pg_stat_statements is not installed in database %q: it is in shared_preload_libraries, so CREATE EXTENSION pg_stat_statements in that database is all it needs", db)
-		}
-		return nil, fmt.Errorf("pg_stat_statements is not installed in database %q: add pg_stat_statements to shared_preload_libraries (a restart is needed), then run CREATE EXTENSION pg_stat_statements in that database", db)
-	}
-	var attnames []string
-	var hasInfo bool
-	err = conn.QueryRow(ctx, CollectorSQLMarker+` select array(select attname::text from pg_attribute
-			where attrelid = to_regclass($1) and attnum > 0 and not attisdropped order by attnum),
-		to_regclass($2) is not null`,
-		pgx.Identifier{*schema, "pg_stat_statements"}.Sanitize(),
-		pgx.Identifier{*schema, "pg_stat_statements_info"}.Sanitize()).Scan(&attnames, &hasInfo)
-	if err != nil {
-		return nil, fmt.Errorf("read pg_stat_statements columns: %w", err)
-	}
-	cols := make(map[string]bool, len(attnames))
-	for _, a := range attnames {
-		cols[a] = true
-	}
-	if len(cols) == 0 {
-		return nil, fmt.Errorf("pg_stat_statements %s is installed in database %q but its view %s.pg_stat_statements is missing", *version, db, *schema)
-	}
-	s.q, err = buildStatementsQuery(*schema, cols, hasInfo, cfg.AllStatements)
-	if err != nil {
-		return nil, fmt.Errorf("pg_stat_statements %s: %w", *version, err)
+		return nil, err
 	}
 	if len(s.q.missing) > 0 {
-		warn("pg_stat_statements %s has no column for %s: left empty in %s", *version, strings.Join(s.q.missing, ", "), results.StatementsFile)
+		warn("pg_stat_statements %s has no column for %s: left empty in %s", version, strings.Join(s.q.missing, ", "), results.StatementsFile)
 	}
 
 	snap, err := s.snapshot(ctx)
@@ -352,6 +345,52 @@ func newStatements(ctx context.Context, cfg *Config, warn warnFunc) (*statements
 	s.base, s.start = snap, time.Now()
 	ok = true
 	return s, nil
+}
+
+// detectStatements finds pg_stat_statements in conn's database (its version,
+// schema and columns) and builds the snapshot query for them, reading the
+// texts of scope. An extension
+// that is not installed, or whose library is not loaded, is an error that
+// says what to do. It returns the query, the database's name and the
+// extension's version.
+func detectStatements(ctx context.Context, conn *pgx.Conn, scope textScope) (q stmtQuery, db, version string, err error) {
+	var ver, schema *string
+	var preloaded bool
+	err = conn.QueryRow(ctx, CollectorSQLMarker+` select current_database(), e.extversion, n.nspname::text,
+		'pg_stat_statements' = ANY (string_to_array(replace(current_setting('shared_preload_libraries'), ' ', ''), ','))
+		from (select 1) x
+		left join (pg_extension e join pg_namespace n on n.oid = e.extnamespace) on e.extname = 'pg_stat_statements'`).Scan(&db, &ver, &schema, &preloaded)
+	if err != nil {
+		return q, "", "", fmt.Errorf("look for pg_stat_statements: %w", err)
+	}
+	if ver == nil || schema == nil {
+		if preloaded {
+			return q, "", "", fmt.Errorf("pg_stat_statements is not installed in database %q: it is in shared_preload_libraries, so CREATE EXTENSION pg_stat_statements in that database is all it needs", db)
+		}
+		return q, "", "", fmt.Errorf("pg_stat_statements is not installed in database %q: add pg_stat_statements to shared_preload_libraries (a restart is needed), then run CREATE EXTENSION pg_stat_statements in that database", db)
+	}
+	var attnames []string
+	var hasInfo bool
+	err = conn.QueryRow(ctx, CollectorSQLMarker+` select array(select attname::text from pg_attribute
+			where attrelid = to_regclass($1) and attnum > 0 and not attisdropped order by attnum),
+		to_regclass($2) is not null`,
+		pgx.Identifier{*schema, "pg_stat_statements"}.Sanitize(),
+		pgx.Identifier{*schema, "pg_stat_statements_info"}.Sanitize()).Scan(&attnames, &hasInfo)
+	if err != nil {
+		return q, "", "", fmt.Errorf("read pg_stat_statements columns: %w", err)
+	}
+	cols := make(map[string]bool, len(attnames))
+	for _, a := range attnames {
+		cols[a] = true
+	}
+	if len(cols) == 0 {
+		return q, "", "", fmt.Errorf("pg_stat_statements %s is installed in database %q but its view %s.pg_stat_statements is missing", *ver, db, *schema)
+	}
+	q, err = buildStatementsQueryTexts(*schema, cols, hasInfo, scope)
+	if err != nil {
+		return q, "", "", fmt.Errorf("pg_stat_statements %s: %w", *ver, err)
+	}
+	return q, db, *ver, nil
 }
 
 // explainStatementsError turns the error pg_stat_statements raises when its
@@ -388,7 +427,13 @@ func (s *statements) readSnapshot(ctx context.Context) (*stmtSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := conn.Query(ctx, s.q.sql)
+	return querySnapshot(ctx, conn, &s.q)
+}
+
+// querySnapshot reads pg_stat_statements once on conn with q (one
+// autocommit query), leaving out pgtrial's own collectors' statements.
+func querySnapshot(ctx context.Context, conn *pgx.Conn, q *stmtQuery) (*stmtSnapshot, error) {
+	rows, err := conn.Query(ctx, q.sql)
 	if err != nil {
 		return nil, err
 	}

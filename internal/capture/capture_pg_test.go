@@ -1,0 +1,105 @@
+package capture
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pgtrial/pgtrial/internal/pgtest"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// TestCaptureSessionIsReadOnly: capture's session refuses a write
+// (SQLSTATE 25006) and runs under the statement timeout it was given.
+func TestCaptureSessionIsReadOnly(t *testing.T) {
+	url := pgtest.ConnString(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	conn, err := connectReadOnly(ctx, Config{ConnString: url, StatementTimeout: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	var ro, timeout, app string
+	if err := conn.QueryRow(ctx, "SELECT current_setting('transaction_read_only'), current_setting('statement_timeout'), current_setting('application_name')").Scan(&ro, &timeout, &app); err != nil {
+		t.Fatal(err)
+	}
+	if ro != "on" || timeout != "1500ms" || app != ApplicationName {
+		t.Errorf("read only %q, statement_timeout %q, application_name %q", ro, timeout, app)
+	}
+	_, err = conn.Exec(ctx, "CREATE TABLE capture_must_not_write (k int)")
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "25006" {
+		t.Errorf("a write on capture's session: %v, want SQLSTATE 25006 (read-only transaction)", err)
+	}
+	_, err = conn.Exec(ctx, "SELECT pg_sleep(5)")
+	if !errors.As(err, &pgErr) || pgErr.Code != "57014" {
+		t.Errorf("a statement longer than the timeout: %v, want SQLSTATE 57014", err)
+	}
+}
+
+// TestCaptureNothingToCapture: a database with no statement of enough
+// calls is an error that says so, and writes nothing.
+func TestCaptureNothingToCapture(t *testing.T) {
+	url := pgtest.ConnString(t)
+	pgtest.Exec(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
+		"SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)")
+	out := filepath.Join(t.TempDir(), "w")
+	_, err := Capture(context.Background(), Config{ConnString: url, Out: out, MinCalls: 1000})
+	if err == nil || !strings.Contains(err.Error(), "no top-level statement with at least 1000 calls") {
+		t.Errorf("err %v", err)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(out, "*")); len(entries) > 0 {
+		t.Errorf("wrote %v", entries)
+	}
+}
+
+// TestCaptureTextParameter: a text column's parameter becomes an index into
+// an array literal of its pg_stats values, and the statement so written
+// runs on the server (the index replaced as pgbench would).
+func TestCaptureTextParameter(t *testing.T) {
+	url := pgtest.ConnString(t)
+	pgtest.Exec(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
+		"CREATE TABLE items (id int, colour text)",
+		"INSERT INTO items SELECT g, (ARRAY['red','green','blue','it''s'])[1 + g % 4] FROM generate_series(1, 1000) g",
+		"ANALYZE items",
+		"SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)")
+	for range 12 {
+		pgtest.Exec(t, url, "SELECT count(*) FROM items WHERE colour = 'red'")
+	}
+	out := filepath.Join(t.TempDir(), "w")
+	res, err := Capture(context.Background(), Config{ConnString: url, Out: out, MinCalls: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s *Statement
+	for i := range res.Profile.Statements {
+		if strings.Contains(res.Profile.Statements[i].Query, "FROM items") {
+			s = &res.Profile.Statements[i]
+		}
+	}
+	if s == nil || s.Script == "" {
+		t.Fatalf("no script for the items statement: %+v", res.Profile.Statements)
+	}
+	b, err := os.ReadFile(filepath.Join(out, s.Script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	sql := lines[len(lines)-1]
+	if !strings.Contains(sql, "::text[])[:p1]") || !strings.HasPrefix(sql, Tag+s.ID+" */") {
+		t.Fatalf("statement %s", sql)
+	}
+	var n int64
+	pgtest.QueryRow(t, url, strings.ReplaceAll(strings.TrimSuffix(sql, ";"), ":p1", "4"), nil, &n)
+	if n != 250 {
+		t.Errorf("the 4th value matches %d rows, want 250 (each colour is a quarter)", n)
+	}
+}

@@ -1,0 +1,137 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/pgtrial/pgtrial/internal/capture"
+	"github.com/pgtrial/pgtrial/internal/target"
+)
+
+// captureTimeout bounds a whole capture (catalogue and pg_stats reads).
+const captureTimeout = 5 * time.Minute
+
+func newCaptureCommand() *cobra.Command {
+	var (
+		url     string
+		cfg     capture.Config
+		timeout time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "capture [URL] --out DIR",
+		Short: "Capture a server's pg_stat_statements as a workload of weighted scripts (and compare a run with it)",
+		Long: `capture reads pg_stat_statements of the target's database (every role's top-level
+statements, summed by queryid) and writes a workload directory DIR:
+  NN-name.sql   one pgbench-language script per statement, its $n parameters drawn
+                from pg_stats of the column each is compared with (most common values
+                with their frequencies, else the histogram)
+  run.sh        pgtrial run with every script weighted by its calls (-f NN-name.sql@W)
+  README.md     the statements, the command, how parameters are drawn, and the
+                statements not parameterised and why (DDL, utility, unknown column, …)
+  profile.json  the captured profile: per statement calls share, rows/call, shared
+                blocks/call, mean ms (for "pgtrial capture compare")
+
+The source is only read: the session is read-only (default_transaction_read_only = on)
+with a statement timeout, and reads pg_stat_statements, the catalogue and pg_stats, never
+a table's rows. pgtrial's own statements and utility statements are left out.
+
+After a run of the scripts, "pgtrial capture compare DIR RUN_DIR" prints how the run's
+statement mix, rows/call and blocks/call compare with the profile.
+
+Target as for run: the argument or --url, else the libpq environment, else the local
+cluster "default".`,
+		Example: `  pgtrial capture postgres://app@prod/app --out captured
+  ./captured/run.sh postgres://bench@copy/app -T 60s --rate 500 --run-dir replay
+  pgtrial capture compare captured replay`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			arg := ""
+			if len(args) == 1 {
+				if url != "" {
+					return errors.New("give the server either as an argument or with --url, not both")
+				}
+				arg = args[0]
+			}
+			cfg.StatementTimeout = timeout
+			return runCapture(cmd.Context(), cfg, arg, url, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Out, "out", "", "the workload directory to write (new or empty)")
+	f.Int64Var(&cfg.MinCalls, "min-calls", 10, "leave out statements with fewer calls")
+	f.IntVar(&cfg.Top, "top", 50, "at most this many statements, by calls (0: all)")
+	f.DurationVar(&timeout, "statement-timeout", 5*time.Second, "statement_timeout of capture's queries on the source")
+	f.StringVar(&url, "url", "", `connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster "default"`)
+	cmd.AddCommand(newCaptureCompareCommand())
+	return cmd
+}
+
+func runCapture(ctx context.Context, cfg capture.Config, arg, url string, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if cfg.Out == "" {
+		return errors.New("capture: give the workload directory to write with --out DIR")
+	}
+	ctx, _, stop := notifySignals(ctx, nil, signalPlan{})
+	defer stop()
+	res, err := target.Resolve(ctx, target.Request{Arg: arg, URL: url, Out: func(s string) { fmt.Fprintln(stderr, s) }})
+	if err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, captureTimeout)
+	defer cancel()
+	cfg.ConnString = res.ConnString
+	out, err := capture.Capture(cctx, cfg)
+	if err != nil {
+		return err
+	}
+	p := out.Profile
+	fmt.Fprintf(stdout, "captured %d statements (%d calls) of database %s into %s\n", len(p.Statements), p.Calls, p.Database, out.Dir)
+	for _, s := range p.Statements {
+		if s.Script != "" {
+			fmt.Fprintf(stdout, "  %-4s %6.2f %%  %s@%d\n", s.ID, 100*s.Share, s.Script, s.Weight)
+		} else {
+			fmt.Fprintf(stdout, "  %-4s %6.2f %%  not replayed: %s\n", s.ID, 100*s.Share, s.Skipped)
+		}
+	}
+	fmt.Fprintf(stdout, "run it: %s/run.sh TARGET -T 60s (see %s/README.md)\n", out.Dir, out.Dir)
+	return nil
+}
+
+func newCaptureCompareCommand() *cobra.Command {
+	th := capture.DefaultThresholds
+	cmd := &cobra.Command{
+		Use:   "compare DIR RUN_DIR",
+		Short: "Compare a run of a captured workload with its profile",
+		Long: `compare reads the profile that "pgtrial capture" saved in DIR (profile.json) and the
+run directory RUN_DIR of a run of its scripts (statements.csv, the measured phase) and
+prints per statement its share of the calls captured (the scripts' mix) and in the run,
+and the run's rows/call and shared blocks/call against the profile's, with what a
+difference suggests ("rows/call of Q7 is 10× the profile's: its parameters match more
+rows than the captured ones did").
+
+Exit status: 0 similar; 1 a flag was raised, or the directories could not be read.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sim, err := capture.Compare(args[0], args[1], th)
+			if err != nil {
+				return err
+			}
+			sim.Write(cmd.OutOrStdout())
+			if !sim.Similar {
+				return &exitError{code: exitBadInput, err: fmt.Errorf("the run is not similar to the captured profile (%d flags, see above)", len(sim.Flags))}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.Float64Var(&th.Share, "share", th.Share, "flag a statement whose share of calls differs by more than this (absolute: 0.03 = 3 points)")
+	f.Float64Var(&th.Ratio, "ratio", th.Ratio, "flag rows/call or blocks/call more than this factor from the profile's")
+	return cmd
+}
