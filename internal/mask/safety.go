@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -55,27 +56,44 @@ type querier interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 }
 
+// aloneGrace is how long checkAlone waits for sessions that are closing.
+const aloneGrace = 2 * time.Second
+
 // checkAlone refuses when client sessions other than this one are connected to the
 // database (background workers such as autovacuum do not count): a clone has no
 // users, and an UPDATE under their feet is what a production database must never see.
 func checkAlone(ctx context.Context, q querier, db string) error {
-	// pg_stat_activity is read once per transaction and then kept: clear that copy, or
-	// the check at the transaction's end would see the sessions of its start.
-	if _, err := q.Exec(ctx, "select pg_stat_clear_snapshot()"); err != nil {
-		return fmt.Errorf("mask: look for other sessions on database %q: %w", db, err)
-	}
 	var n int
 	var who string
-	err := q.QueryRow(ctx, `select count(*),
-	                               coalesce(string_agg(distinct coalesce(nullif(application_name, ''), usename::text, '?'), ', '), '')
-	                          from pg_stat_activity
-	                         where datname = current_database() and pid <> pg_backend_pid()
-	                           and backend_type = 'client backend'`).Scan(&n, &who)
-	if err != nil {
-		return fmt.Errorf("mask: look for other sessions on database %q (pg_stat_activity): %w", db, err)
-	}
-	if n == 0 {
-		return nil
+	// A session that has just disconnected stays in pg_stat_activity until its backend
+	// has exited (a few milliseconds, more on a busy machine): look again for up to
+	// aloneGrace before refusing, so that only sessions that stay connected count.
+	deadline := time.Now().Add(aloneGrace)
+	for {
+		// pg_stat_activity is read once per transaction and then kept: clear that copy,
+		// or the check at the transaction's end would see the sessions of its start.
+		if _, err := q.Exec(ctx, "select pg_stat_clear_snapshot()"); err != nil {
+			return fmt.Errorf("mask: look for other sessions on database %q: %w", db, err)
+		}
+		err := q.QueryRow(ctx, `select count(*),
+		                               coalesce(string_agg(distinct coalesce(nullif(application_name, ''), usename::text, '?'), ', '), '')
+		                          from pg_stat_activity
+		                         where datname = current_database() and pid <> pg_backend_pid()
+		                           and backend_type = 'client backend'`).Scan(&n, &who)
+		if err != nil {
+			return fmt.Errorf("mask: look for other sessions on database %q (pg_stat_activity): %w", db, err)
+		}
+		if n == 0 {
+			return nil
+		}
+		if !time.Now().Before(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 	return fmt.Errorf("mask: database %q has %d other connection(s) (%s): a clone being masked has none; "+
 		"if this is a clone, close them (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '%s' AND pid <> pg_backend_pid()) and run again",
