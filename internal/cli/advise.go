@@ -72,12 +72,9 @@ cluster "default".`,
   pgtrial experiment --check advise.yaml && pgtrial experiment advise.yaml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			arg := ""
-			if len(args) == 1 {
-				if o.url != "" {
-					return errors.New("give the server either as an argument or with --url, not both")
-				}
-				arg = args[0]
+			arg, err := serverArg(args, o.url)
+			if err != nil {
+				return err
 			}
 			return runAdvise(cmd.Context(), o, arg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},

@@ -57,12 +57,9 @@ Exit status: 0 done; 1 bad input, refused, or failed; 2 the days passed before t
   pgtrial age --table orders --set "qty = qty + 1" --i-own-this-data postgres://bench@db1/copy`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			arg := ""
-			if len(args) == 1 {
-				if o.url != "" {
-					return errors.New("give the server either as an argument or with --url, not both")
-				}
-				arg = args[0]
+			arg, err := serverArg(args, o.url)
+			if err != nil {
+				return err
 			}
 			return runAge(cmd.Context(), o, arg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},

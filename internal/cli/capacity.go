@@ -130,11 +130,9 @@ func newCapacityCommand(info BuildInfo) *cobra.Command {
   pgtrial capacity -f mix.sql@9 -f report.sql@1 --slo p99=100ms --json > capacity.json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				if o.url != "" {
-					return errors.New("give the server either as an argument or with --url, not both")
-				}
-				o.arg = args[0]
+			var err error
+			if o.arg, err = serverArg(args, o.url); err != nil {
+				return err
 			}
 			spec, err := capacitySpec(o, cmd.Flags().Changed)
 			if err != nil {

@@ -50,12 +50,9 @@ cluster "default".`,
   pgtrial capture compare captured replay`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			arg := ""
-			if len(args) == 1 {
-				if url != "" {
-					return errors.New("give the server either as an argument or with --url, not both")
-				}
-				arg = args[0]
+			arg, err := serverArg(args, url)
+			if err != nil {
+				return err
 			}
 			cfg.StatementTimeout = timeout
 			return runCapture(cmd.Context(), cfg, arg, url, cmd.OutOrStdout(), cmd.ErrOrStderr())

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -44,12 +43,9 @@ Exit status: 0 every condition holds; 1 a condition failed, or the check could n
   pgtrial check -w tpcc postgres://bench@db1/bench`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			arg := ""
-			if len(args) == 1 {
-				if url != "" {
-					return errors.New("give the server either as an argument or with --url, not both")
-				}
-				arg = args[0]
+			arg, err := serverArg(args, url)
+			if err != nil {
+				return err
 			}
 			return runCheck(cmd.Context(), wl, arg, url, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},

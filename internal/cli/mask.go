@@ -59,12 +59,9 @@ reduce them, WAL archives and backups keep them): dump the clone, then drop it.`
   pgtrial mask --url app_clone --column public.users.email --keep-domain --key-env MASK_KEY --i-am-on-a-clone`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			arg := ""
-			if len(args) == 1 {
-				if o.url != "" {
-					return errors.New("give the server either as an argument or with --url, not both")
-				}
-				arg = args[0]
+			arg, err := serverArg(args, o.url)
+			if err != nil {
+				return err
 			}
 			return runMask(cmd.Context(), o, arg, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},

@@ -199,11 +199,9 @@ func newRunCommand(info BuildInfo) *cobra.Command {
   pgtrial run --closed -f mix.sql@9 -b tpcb-like@1 -T 2m --json`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 1 {
-				if o.url != "" {
-					return errors.New("give the server either as an argument or with --url, not both")
-				}
-				o.arg = args[0]
+			var err error
+			if o.arg, err = serverArg(args, o.url); err != nil {
+				return err
 			}
 			return runRun(cmd.Context(), o, cmd.Flags().Changed, info, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},

@@ -52,12 +52,9 @@ another table (on a copy you may change).`,
   pgtrial shape --table events --json payload --size 1KB-8KB --force`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			arg := ""
-			if len(args) == 1 {
-				if f.url != "" {
-					return errors.New("give the server either as an argument or with --url, not both")
-				}
-				arg = args[0]
+			arg, err := serverArg(args, f.url)
+			if err != nil {
+				return err
 			}
 			cfg, err := f.config(cmd)
 			if err != nil {

@@ -19,11 +19,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/pgsession"
 )
 
@@ -163,16 +161,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // connect opens mask's own session: no statement timeout (an UPDATE of a large table
 // takes what it takes; ctx bounds it), named SessionName.
 func connect(ctx context.Context, connString string) (*pgx.Conn, error) {
-	cfg, err := pgx.ParseConfig(connString)
+	conn, err := pgsession.Connect(ctx, connString, SessionName, pgsession.Unbounded)
 	if err != nil {
-		return nil, fmt.Errorf("mask: invalid connection string: %w", err)
-	}
-	pgsession.Own(&cfg.Config, SessionName, pgsession.Unbounded)
-	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(cctx, cfg)
-	if err != nil {
-		return nil, pgerr.Connect(err, &cfg.Config)
+		return nil, fmt.Errorf("mask: %w", err)
 	}
 	return conn, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/prng"
 )
@@ -46,18 +45,7 @@ type Config struct {
 // Connect opens shape's connection (pgtrial's own session settings, no
 // statement timeout: one batch may take long on a big table).
 func Connect(ctx context.Context, connString string) (*pgx.Conn, error) {
-	cfg, err := pgx.ParseConfig(connString)
-	if err != nil {
-		return nil, fmt.Errorf("invalid connection string: %w", err)
-	}
-	pgsession.Own(&cfg.Config, SessionName, pgsession.Unbounded)
-	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(cctx, cfg)
-	if err != nil {
-		return nil, pgerr.Connect(err, &cfg.Config)
-	}
-	return conn, nil
+	return pgsession.Connect(ctx, connString, SessionName, pgsession.Unbounded)
 }
 
 // table is what Run learns of the table before writing.

@@ -3,11 +3,9 @@ package tpcc
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
@@ -98,18 +96,7 @@ ORDER BY d.d_w_id, d.d_id LIMIT $1`,
 // Connect opens the checks' session (pgtrial's own, unbounded statements:
 // the checks scan whole tables; ctx bounds them).
 func Connect(ctx context.Context, connString string) (*pgx.Conn, error) {
-	cfg, err := pgx.ParseConfig(connString)
-	if err != nil {
-		return nil, fmt.Errorf("invalid connection string: %w", err)
-	}
-	pgsession.Own(&cfg.Config, NameCheck, pgsession.Unbounded)
-	cctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	conn, err := pgx.ConnectConfig(cctx, cfg)
-	if err != nil {
-		return nil, pgerr.Connect(err, &cfg.Config)
-	}
-	return conn, nil
+	return pgsession.Connect(ctx, connString, NameCheck, pgsession.Unbounded)
 }
 
 // Check runs consistency conditions 1–4 in one read-only repeatable-read
