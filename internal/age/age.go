@@ -171,6 +171,9 @@ func Run(ctx context.Context, cc *pgx.ConnConfig, cfg Config) (_ *Result, err er
 	}
 	res := &Result{Table: t.name, Key: t.keyName, Set: t.set, Daily: cfg.Daily, VacuumEvery: cfg.VacuumEvery,
 		Missing: m.Missing, ExtCreated: m.Created, Autovacuum: "as the server and table set it"}
+	if cfg.NoAutovacuum {
+		res.Autovacuum = "off on the table during aging" // before p.before prints it
+	}
 	if res.Before, err = m.full(ctx, conn, 0); err != nil {
 		return nil, err
 	}
@@ -181,7 +184,6 @@ func Run(ctx context.Context, cc *pgx.ConnConfig, cfg Config) (_ *Result, err er
 		if restore, err = autovacuumOff(ctx, conn, t.name, connect); err != nil {
 			return nil, err
 		}
-		res.Autovacuum = "off on the table during aging"
 		defer func() {
 			if rerr := restore(); rerr != nil && (err == nil || errors.Is(err, ErrNotReached)) { // err: Run's result
 				err = rerr

@@ -95,10 +95,15 @@ func TestAgeRefusesForeignTableUnlessOwned(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--set") {
 		t.Fatalf("no --set: err %v, want one asking for --set", err)
 	}
+	var said strings.Builder
 	res, err := age.Run(ctx, cc, age.Config{Table: "orders", Set: "qty = qty + 1", Days: 3, Daily: 0.5, VacuumEvery: 2,
-		Batch: 700, OwnData: true, NoAutovacuum: true, UntilSize: 50})
+		Batch: 700, OwnData: true, NoAutovacuum: true, UntilSize: 50, Out: &said})
 	if !errors.Is(err, age.ErrNotReached) {
 		t.Fatalf("50× in 3 days: err %v, want ErrNotReached", err)
+	}
+	// The first line says what the run does with autovacuum: off, as asked.
+	if first, _, _ := strings.Cut(said.String(), "\n"); !strings.Contains(first, "autovacuum off on the table during aging") {
+		t.Errorf("first line %q, want it to say autovacuum is off during aging", first)
 	}
 	if res.Days != 3 || res.Vacuums != 1 || res.Key != "code" {
 		t.Errorf("days %d, vacuums %d, key %s: want 3, 1, code", res.Days, res.Vacuums, res.Key)
