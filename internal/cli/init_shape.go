@@ -49,18 +49,10 @@ func shapeAfterInit(ctx context.Context, pc *pgconn.Config, shapes []shape.Confi
 		if err != nil {
 			return fmt.Errorf("init --shape: %w", err)
 		}
-		cmd := "vacuum (full, analyze) "
-		if !vacuum {
-			cmd = "analyze "
-		}
-		if _, err := conn.Exec(ctx, cmd+r.Table); err != nil {
-			return fmt.Errorf("init --shape: %s%s: %w", cmd, r.Table, err)
-		}
-		m, err := shape.Measure(ctx, conn, r.Table, pgx.Identifier{r.Column}.Sanitize())
+		m, err := shape.Compact(ctx, conn, r, vacuum)
 		if err != nil {
-			return err
+			return fmt.Errorf("init --shape: %w", err)
 		}
-		m.Column, m.Updated, m.Generated, m.Seed, m.Elapsed = r.Column, r.Updated, r.Generated, r.Seed, r.Elapsed
 		m.Print(out)
 	}
 	return nil

@@ -83,7 +83,7 @@
 //	# collect: {kinds: [waits], wait_interval: 100ms, wait_source: auto}
 //
 //	data:                        # done to the tables once, after loading, before the runs: shape, then age
-//	  shape:                     # as pgtrial shape, in order: experiment.json's "shaped" has the shape reached
+//	  shape:                     # as pgtrial shape, in order, each then VACUUM FULL ANALYZE: experiment.json's "shaped"
 //	    - {table: pgbench_accounts, column: bid, dist: "zipf:s=1.1", max: 10, seed: 1}  # dist as --dist
 //	    # - {table: tasks, column: project_id, dist: "loguniform:n=20000", permute: true, min: 1, force: true}
 //	    # - {table: events, json: payload, size: 1KB-8KB, key: id, batch: 1000}  # or pad: COL (text)

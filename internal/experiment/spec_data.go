@@ -240,12 +240,14 @@ func checkShapeItem(d *decoder, s *shapeItem, f *fields, path string) {
 			s.Seed = 1
 		}
 	}
-	s.Analyze = true
+	s.Analyze = false // shapeData's shape.Compact: VACUUM (FULL, ANALYZE)
 }
 
 // shapeData shapes the columns as the file's data.shape says, once, after the
-// tables are loaded and before they are aged; experiment.json's shaped records
-// the shape each reached.
+// tables are loaded and before they are aged, each followed by VACUUM (FULL,
+// ANALYZE) so that the table is as compact as loaded (the shaping's dead row
+// versions would double it before the aging starts); experiment.json's shaped
+// records the shape each reached.
 func (r *runner) shapeData(ctx context.Context) error {
 	if len(r.spec.Data.Shape) == 0 {
 		return nil
@@ -258,6 +260,9 @@ func (r *runner) shapeData(ctx context.Context) error {
 	for i, c := range r.spec.Data.Shape {
 		c.Out = &lineWriter{out: func(s string) { r.out("pgtrial: %s", s) }}
 		res, err := shape.Run(ctx, conn, c)
+		if err == nil {
+			res, err = shape.Compact(ctx, conn, res, true) // as fresh as the load: the aging starts from it
+		}
 		if err != nil {
 			return fmt.Errorf("%s: data.shape[%d]: %w", r.spec.File, i, err)
 		}

@@ -27,7 +27,7 @@ data:
 	}
 	a := sh[0]
 	if a.Table != "pgbench_accounts" || a.Column != "bid" || a.Dist == nil || a.Dist.Kind != shape.Zipf || a.Dist.Param != 1.1 ||
-		a.Dist.Min != 1 || a.Dist.Max != 10 || !a.MaxSet || a.Seed != 1 || a.Force || !a.Analyze || a.Sizes != nil {
+		a.Dist.Min != 1 || a.Dist.Max != 10 || !a.MaxSet || a.Seed != 1 || a.Force || a.Sizes != nil {
 		t.Errorf("item 0: %+v dist %+v", a, a.Dist)
 	}
 	b := sh[1]
