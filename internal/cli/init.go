@@ -39,6 +39,7 @@ type initOptions struct {
 	warehouses      int         // -w tpcc
 	seed            uint64      // -w tpcc: the generators' seed
 	ycsb            ycsbOptions // -w ycsb's flags (init_ycsb.go)
+	shapes          []string    // --shape TABLE.COLUMN=DIST, after the load (init_shape.go)
 }
 
 // connOptions select the server: a connection string (the argument or --url/-d) plus
@@ -77,6 +78,11 @@ The server: the argument or --url/-d, with -h, -p and -U overriding its parts (-
 PGHOSTADDR, PGPORT, PGDATABASE, PGUSER or PGSERVICE is set; else the local cluster
 "default", created and started if needed. The first line says which and why.
 
+--shape TABLE.COLUMN=DIST (repeatable) regenerates a column after the whole load, as
+"pgtrial shape" does (DIST as its --dist, options permute, min=N, max=N, seed=N; or
+json:SIZE / pad:SIZE for a text or json column), then VACUUM FULL ANALYZE compacts the
+table again (ANALYZE only with -n); a primary-key column (pgbench_accounts.aid) is refused.
+
 -w tpcc loads the TPC-C-like tables instead (warehouse, district, customer, history,
 new_order, orders, order_line, item, stock, tpcc_meta; COMMENT 'pgtrial:tpcc') for
 --warehouses N: rows generated in the client from --seed, COPY on -j connections by
@@ -112,6 +118,7 @@ apply. Run it with "pgtrial run -b tpcc" (docs/tpcc.md).`,
 	addYCSBFlags(f, &o.ycsb)
 	f.IntVar(&o.warehouses, "warehouses", 1, "-w tpcc: warehouses to load (about 100 MB each)")
 	f.Uint64Var(&o.seed, "seed", 1, "-w tpcc: seed of the row generators (the same seed loads the same rows)")
+	f.StringArrayVar(&o.shapes, "shape", nil, `after the load, regenerate a column as pgtrial shape does (repeatable): TABLE.COLUMN=DIST[,permute][,min=N][,max=N][,seed=N], e.g. pgbench_accounts.bid=zipf:s=1.1,max=10, or TABLE.COLUMN=json:1KB-8KB / pad:SIZE`)
 	f.StringVarP(&o.conn.url, "url", "d", "", "connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster")
 	// -h is pgbench's host, so help is --help only.
 	f.Bool("help", false, "help for init")
@@ -192,6 +199,10 @@ func loadOn(ctx context.Context, o initOptions, stderr io.Writer, load func(cont
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	shapes, err := parseInitShapes(o.shapes) // init_shape.go
+	if err != nil {
+		return err
+	}
 	ctx, _, stop := notifySignals(ctx, nil, signalPlan{})
 	defer stop()
 	res, err := target.Resolve(ctx, o.conn.request(func(s string) { fmt.Fprintln(stderr, s) }))
@@ -212,7 +223,7 @@ func loadOn(ctx context.Context, o initOptions, stderr io.Writer, load func(cont
 		return err
 	}
 	fmt.Fprintln(stderr, done.Summary())
-	return nil
+	return shapeAfterInit(ctx, conn, shapes, !o.noVacuum, stderr)
 }
 
 func isTerminal(w io.Writer) bool {

@@ -46,7 +46,9 @@ rows, the distinct values, the share of the rows in the top 1 % of the values an
 the TOAST share of the table.
 
 shape rewrites only tables pgtrial created (a "pgtrial:" comment); --force for
-another table (on a copy you may change).`,
+another table (on a copy you may change). A primary-key column is refused: its
+values must stay unique. The same shapings run after "pgtrial init --shape" and in
+an experiment file's data: {shape: [...]}.`,
 		Example: `  pgtrial shape --table pgbench_accounts --column bid --dist zipf:s=1.1 --max 100
   pgtrial shape --table tasks --column project_id --dist loguniform:n=20000 --force
   pgtrial shape --table events --json payload --size 1KB-8KB --force`,

@@ -82,7 +82,12 @@
 //	collect: [waits, statements, server, os]   # --collect; false: none; default: all
 //	# collect: {kinds: [waits], wait_interval: 100ms, wait_source: auto}
 //
-//	data:                        # done to the tables once, after loading, before the runs
+//	data:                        # done to the tables once, after loading, before the runs: shape, then age
+//	  shape:                     # as pgtrial shape, in order, each then VACUUM FULL ANALYZE: experiment.json's "shaped"
+//	    - {table: pgbench_accounts, column: bid, dist: "zipf:s=1.1", max: 10, seed: 1}  # dist as --dist
+//	    # - {table: tasks, column: project_id, dist: "loguniform:n=20000", permute: true, min: 1, force: true}
+//	    # - {table: events, json: payload, size: 1KB-8KB, key: id, batch: 1000}  # or pad: COL (text)
+//	                             # a primary-key column is refused; force: true for a table pgtrial did not create
 //	  age:                       # as pgtrial age: experiment.json's "aged" has the state achieved
 //	    days: 30                 # the most days (default 30); until_size / until_free stop earlier
 //	    until_size: 1.5          # × the starting pages

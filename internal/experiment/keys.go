@@ -102,6 +102,7 @@ func keyTables() []keyTable {
 		sloSection("search.slo").table(),
 		collectSection().table(),
 		dataSection().table(),
+		dataShapeSection().table(),
 		dataAgeSection().table(),
 	}
 }
@@ -121,7 +122,7 @@ func sectionPath(section string) string {
 	switch section {
 	case "":
 		return "the top level"
-	case "workload.scripts", "variants", "injections", "slo", "scenarios":
+	case "workload.scripts", "variants", "injections", "slo", "scenarios", "data.shape":
 		return section + "[…]"
 	}
 	return section

@@ -42,6 +42,8 @@ type Record struct {
 	// file's scale or warehouses, which the database did not have); nil:
 	// it used the tables as they were.
 	Loaded *TablesLoaded `json:"loaded,omitempty"`
+	// Shaped is what data.shape did to the columns before the runs (spec_data.go); none: no shaping.
+	Shaped []Shaped `json:"shaped,omitempty"`
 	// Aged is what data.age did to the table before the runs (spec_data.go); nil: no aging.
 	Aged    *age.Result `json:"aged,omitempty"`
 	Model   string      `json:"model"` // open, closed, ramp, search

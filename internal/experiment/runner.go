@@ -149,6 +149,9 @@ func (r *runner) execute(ctx context.Context, body func(context.Context) error, 
 
 	err := r.loadTables(ctx)
 	if err == nil {
+		err = r.shapeData(ctx) // spec_data.go
+	}
+	if err == nil {
 		err = r.ageData(ctx) // spec_data.go
 	}
 	if err == nil {

@@ -811,6 +811,7 @@ func TestDocShowsEveryKey(t *testing.T) {
 	collectDocs("protocol.calibrate", calibrateSection().names(), func(i int) string { return calibrateSection().keys[i].doc })
 	collectDocs("collect", collectSection().names(), func(i int) string { return collectSection().keys[i].doc })
 	collectDocs("data", dataSection().names(), func(i int) string { return dataSection().keys[i].doc })
+	collectDocs("data.shape", dataShapeSection().names(), func(i int) string { return dataShapeSection().keys[i].doc })
 	collectDocs("data.age", dataAgeSection().names(), func(i int) string { return dataAgeSection().keys[i].doc })
 	tables := 0
 	for _, kt := range keyTables() {
@@ -822,7 +823,7 @@ func TestDocShowsEveryKey(t *testing.T) {
 			}
 		}
 	}
-	if tables != 17 || len(docs) < 50 {
+	if tables != 18 || len(docs) < 50 {
 		t.Errorf("%d tables, %d keys: a section is missing from keyTables", tables, len(docs))
 	}
 }

@@ -94,6 +94,9 @@ func experimentHeader(rec *experiment.Record) []string {
 	if l := rec.Loaded; l != nil {
 		lines = append(lines, fmt.Sprintf("tables loaded before the runs in %s: %s", format.Seconds(l.DurationS), l.Command))
 	}
+	for _, sh := range rec.Shaped {
+		lines = append(lines, "shaped before the runs: "+sh.Summary())
+	}
 
 	if c := rec.Calibration; c != nil && c.Text != "" {
 		// The A/A runs made before the real runs (not in the comparisons);

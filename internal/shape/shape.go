@@ -173,6 +173,16 @@ func inspect(ctx context.Context, conn *pgx.Conn, c *Config) (*table, error) {
 	if t.colType, err2 = colType(c.Column); err2 != nil {
 		return nil, err2
 	}
+	var inKey bool
+	if err := conn.QueryRow(ctx,
+		`select exists (select from pg_index i join pg_attribute a on a.attrelid = i.indrelid and a.attnum = any (i.indkey)
+		   where i.indrelid = to_regclass($1) and i.indisprimary and a.attname = $2)`, c.Table, c.Column).Scan(&inKey); err != nil {
+		return nil, fmt.Errorf("shape: primary key of %s: %w", t.name, err)
+	}
+	if inKey {
+		return nil, fmt.Errorf("shape: refusing to shape %s.%s: it is (part of) the primary key of %s, whose values must stay unique; shape another column (e.g. pgbench_accounts.bid, not aid)",
+			c.Table, c.Column, t.name)
+	}
 	if c.Key == c.Column {
 		return nil, fmt.Errorf("shape: %s is the key the rows are matched by; shape another column or name another --key", c.Column)
 	}

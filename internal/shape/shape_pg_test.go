@@ -87,9 +87,14 @@ func TestRunForeignTable(t *testing.T) {
 		t.Errorf("with Force: %+v, %v", res, err)
 	}
 	cfg.Column = "id"
-	if _, err := Run(ctx, conn, cfg); err == nil || !strings.Contains(err.Error(), "is the key") {
-		t.Errorf("shaping the key: %v", err)
+	if _, err := Run(ctx, conn, cfg); err == nil || !strings.Contains(err.Error(), "part of) the primary key of theirs") {
+		t.Errorf("shaping the primary key: %v", err)
 	}
+	cfg.Key = "k" // another key to walk by does not make the primary key shapeable
+	if _, err := Run(ctx, conn, cfg); err == nil || !strings.Contains(err.Error(), "primary key") {
+		t.Errorf("shaping the primary key by another key: %v", err)
+	}
+	cfg.Key = ""
 	cfg.Table = "nosuch"
 	if _, err := Run(ctx, conn, cfg); err == nil || !strings.Contains(err.Error(), `no table "nosuch"`) {
 		t.Errorf("no table: %v", err)
