@@ -48,6 +48,9 @@ type Statement struct {
 	MeanMs        float64 `json:"mean_ms"`                // total_exec_time / calls
 	// Parameters says where each parameter is drawn from.
 	Parameters []string `json:"parameters,omitempty"`
+	// Approximations lists the parameters drawn by the documented default
+	// (uniform over [-R, R]) because their distribution cannot be known.
+	Approximations []string `json:"approximations,omitempty"`
 
 	cut bool // the text read was cut at maxQueryChars (not in profile.json)
 }

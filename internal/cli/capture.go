@@ -62,6 +62,7 @@ cluster "default".`,
 	f.StringVar(&cfg.Out, "out", "", "the workload directory to write (new or empty)")
 	f.Int64Var(&cfg.MinCalls, "min-calls", 10, "leave out statements with fewer calls")
 	f.IntVar(&cfg.Top, "top", 50, "at most this many statements, by calls (0: all)")
+	f.Int64Var(&cfg.DefaultRange, "default-range", capture.DefaultRange, "R: a number parameter whose distribution cannot be known (a delta in col + $n, a column without statistics) is drawn uniformly from [-R, R] (listed as approximated)")
 	f.DurationVar(&timeout, "statement-timeout", 5*time.Second, "statement_timeout of capture's queries on the source")
 	f.StringVar(&url, "url", "", `connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster "default"`)
 	cmd.AddCommand(newCaptureCompareCommand())
@@ -93,6 +94,9 @@ func runCapture(ctx context.Context, cfg capture.Config, arg, url string, stdout
 	for _, s := range p.Statements {
 		if s.Script != "" {
 			fmt.Fprintf(stdout, "  %-4s %6.2f %%  %s@%d\n", s.ID, 100*s.Share, s.Script, s.Weight)
+			for _, a := range s.Approximations {
+				fmt.Fprintf(stdout, "         approximated: %s\n", a)
+			}
 		} else {
 			fmt.Fprintf(stdout, "  %-4s %6.2f %%  not replayed: %s\n", s.ID, 100*s.Share, s.Skipped)
 		}
