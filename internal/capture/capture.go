@@ -66,7 +66,10 @@ type Config struct {
 	// to borrow them from) is drawn uniformly from [-R, R] (0: 5000,
 	// pgbench's tpcb-like delta).
 	DefaultRange int64
-	Log          io.Writer // progress lines; nil for none
+	// SampleWaits: sample the source's pg_stat_activity wait events for
+	// this long into the profile (0: none).
+	SampleWaits time.Duration
+	Log         io.Writer // progress lines; nil for none
 }
 
 // Result is what Capture wrote.
@@ -109,6 +112,11 @@ func Capture(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if err := os.MkdirAll(cfg.Out, 0o700); err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
+	}
+	if cfg.SampleWaits > 0 {
+		if p.Waits, err = sampleWaits(ctx, conn, cfg.SampleWaits); err != nil {
+			return nil, err
+		}
 	}
 	res := &Result{Profile: p, Dir: cfg.Out}
 	var scripts []*Statement

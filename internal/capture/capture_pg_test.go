@@ -103,3 +103,30 @@ func TestCaptureTextParameter(t *testing.T) {
 		t.Errorf("the 4th value matches %d rows, want 250 (each colour is a quarter)", n)
 	}
 }
+
+// TestSampleWaits: capture's wait sampling sees another session's pg_sleep
+// (wait type Timeout) and never counts its own session.
+func TestSampleWaits(t *testing.T) {
+	url := pgtest.ConnString(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pgtest.Exec(t, url, "SELECT pg_sleep(3)")
+	}()
+	conn, err := connectReadOnly(ctx, Config{ConnString: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	time.Sleep(300 * time.Millisecond) // the sleeper's connection
+	w, err := sampleWaits(ctx, conn, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if w.Ticks < 2 || w.Ticks > 11 || w.ByType["Timeout"] == 0 || w.Shares["Timeout"] < 0.5 {
+		t.Errorf("wait profile %+v: want 2–11 ticks, mostly Timeout (pg_sleep)", w)
+	}
+}

@@ -24,6 +24,9 @@ type Profile struct {
 	Extension  string      `json:"pg_stat_statements_version"`
 	Calls      int64       `json:"calls"` // of the statements listed
 	Statements []Statement `json:"statements"`
+	// Waits is the source's wait profile, sampled from pg_stat_activity
+	// during the capture (waits.go); nil when not sampled.
+	Waits *WaitProfile `json:"waits,omitempty"`
 }
 
 // Statement is one captured statement (all its pg_stat_statements entries

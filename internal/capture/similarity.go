@@ -16,6 +16,7 @@ package capture
 // flag with what it suggests.
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -29,10 +30,13 @@ import (
 type Thresholds struct {
 	Share float64 // |run share − captured share|, absolute (0.03)
 	Ratio float64 // run/captured per-call ratio above it or below 1/it (2)
+	// WaitShare: |run share − captured share| of a wait type, absolute (0.10)
+	WaitShare float64
 }
 
-// DefaultThresholds: 3 points of share, a factor of 2 per call.
-var DefaultThresholds = Thresholds{Share: 0.03, Ratio: 2}
+// DefaultThresholds: 3 points of share, a factor of 2 per call, 10 points
+// of a wait type's share.
+var DefaultThresholds = Thresholds{Share: 0.03, Ratio: 2, WaitShare: 0.10}
 
 // StatementSimilarity is one scripted statement's comparison.
 type StatementSimilarity struct {
@@ -52,7 +56,9 @@ type Similarity struct {
 	Phase      string // the run's phase compared
 	Statements []StatementSimilarity
 	Unmatched  int64 // the run's calls of statements not in the profile
-	Similar    bool  // no flag
+	Waits      []WaitSimilarity
+	WaitsNote  string // why the waits were not compared ("" when they were)
+	Similar    bool   // no flag
 	Flags      []string
 }
 
@@ -149,6 +155,9 @@ func Compare(dir, runDir string, th Thresholds) (*Similarity, error) {
 		}
 		sim.Statements = append(sim.Statements, st)
 	}
+	var waitFlags []string
+	sim.Waits, sim.WaitsNote, waitFlags = compareWaits(p, runDir, cmp.Or(th.WaitShare, DefaultThresholds.WaitShare))
+	sim.Flags = append(sim.Flags, waitFlags...)
 	sim.Similar = len(sim.Flags) == 0
 	return sim, nil
 }
@@ -205,6 +214,15 @@ func (s *Similarity) Write(w io.Writer) {
 	}
 	if s.Unmatched > 0 {
 		fmt.Fprintf(w, "the run made %d calls of statements that are not the profile's (left out of the shares)\n", s.Unmatched)
+	}
+	if s.WaitsNote != "" {
+		fmt.Fprintln(w, s.WaitsNote)
+	} else {
+		fmt.Fprintf(w, "wait profile (share of active sessions' samples by wait type, flag ±%.0f points):", 100*cmp.Or(s.Thresholds.WaitShare, DefaultThresholds.WaitShare))
+		for _, ws := range s.Waits {
+			fmt.Fprintf(w, " %s %.0f %% → %.0f %%%s;", ws.Type, 100*ws.CapturedShare, 100*ws.RunShare, mark(ws.Off))
+		}
+		fmt.Fprintln(w)
 	}
 	if s.Similar {
 		fmt.Fprintf(w, "similar: mix within %.0f %% per statement (largest difference %.1f points, %s); rows/call and blocks/call within %g× of the profile's\n",

@@ -34,14 +34,21 @@ statements, summed by queryid) and writes a workload directory DIR:
   README.md     the statements, the command, how parameters are drawn, and the
                 statements not parameterised and why (DDL, utility, unknown column, …)
   profile.json  the captured profile: per statement calls share, rows/call, shared
-                blocks/call, mean ms (for "pgtrial capture compare")
+                blocks/call, mean ms, and the wait profile: active client sessions
+                by wait_event_type, sampled from pg_stat_activity for --sample-waits
+                (for "pgtrial capture compare")
+
+A $n that is an operand (col = col + $n, col * $n: a delta, which pg_stats says nothing
+of) or whose column has no statistics (an empty or never analysed table) and no column
+to borrow them from (its foreign key's, else a same-named column's) is drawn uniformly
+from [-R, R] (--default-range): the README lists it as approximated.
 
 The source is only read: the session is read-only (default_transaction_read_only = on)
 with a statement timeout, and reads pg_stat_statements, the catalogue and pg_stats, never
 a table's rows. pgtrial's own statements and utility statements are left out.
 
 After a run of the scripts, "pgtrial capture compare DIR RUN_DIR" prints how the run's
-statement mix, rows/call and blocks/call compare with the profile.
+statement mix, rows/call, blocks/call and wait profile compare with the profile.
 
 Target as for run: the argument or --url, else the libpq environment, else the local
 cluster "default".`,
@@ -63,6 +70,7 @@ cluster "default".`,
 	f.Int64Var(&cfg.MinCalls, "min-calls", 10, "leave out statements with fewer calls")
 	f.IntVar(&cfg.Top, "top", 50, "at most this many statements, by calls (0: all)")
 	f.Int64Var(&cfg.DefaultRange, "default-range", capture.DefaultRange, "R: a number parameter whose distribution cannot be known (a delta in col + $n, a column without statistics) is drawn uniformly from [-R, R] (listed as approximated)")
+	f.DurationVar(&cfg.SampleWaits, "sample-waits", 5*time.Second, "sample the source's pg_stat_activity wait events for this long into the profile, for compare's wait profile (read-only; 0: none)")
 	f.DurationVar(&timeout, "statement-timeout", 5*time.Second, "statement_timeout of capture's queries on the source")
 	f.StringVar(&url, "url", "", `connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster "default"`)
 	cmd.AddCommand(newCaptureCompareCommand())
@@ -113,8 +121,9 @@ func newCaptureCompareCommand() *cobra.Command {
 		Long: `compare reads the profile that "pgtrial capture" saved in DIR (profile.json) and the
 run directory RUN_DIR of a run of its scripts (statements.csv, the measured phase) and
 prints per statement its share of the calls captured (the scripts' mix) and in the run,
-and the run's rows/call and shared blocks/call against the profile's, with what a
-difference suggests ("rows/call of Q7 is 10× the profile's: its parameters match more
+the run's rows/call and shared blocks/call against the profile's, and the share of
+each wait type among the active client sessions' samples (waits.csv, whole run)
+against the capture's, with what a difference suggests ("rows/call of Q7 is 10× the profile's: its parameters match more
 rows than the captured ones did").
 
 Exit status: 0 similar; 1 a flag was raised, or the directories could not be read.`,
@@ -133,6 +142,7 @@ Exit status: 0 similar; 1 a flag was raised, or the directories could not be rea
 	}
 	f := cmd.Flags()
 	f.Float64Var(&th.Share, "share", th.Share, "flag a statement whose share of calls differs by more than this (absolute: 0.03 = 3 points)")
+	f.Float64Var(&th.WaitShare, "wait-share", th.WaitShare, "flag a wait type whose share of the active sessions' samples differs by more than this (absolute: 0.10 = 10 points)")
 	f.Float64Var(&th.Ratio, "ratio", th.Ratio, "flag rows/call or blocks/call more than this factor from the profile's")
 	return cmd
 }

@@ -36,7 +36,7 @@ func TestCaptureKnownMix(t *testing.T) {
 	}
 
 	capDir := filepath.Join(dir, "captured")
-	out, _ := mustRun(t, 0, "capture", url, "--out", capDir)
+	out, _ := mustRun(t, 0, "capture", url, "--out", capDir, "--sample-waits", "500ms")
 	t.Logf("capture:\n%s", out)
 	p, err := capture.LoadProfile(capDir)
 	if err != nil {
@@ -125,7 +125,7 @@ func TestCaptureTpcbLike(t *testing.T) {
 	mustRun(t, 0, "run", url, "--closed", "-t", "200", "--warmup", "0s", "-c", "1", "-b", "tpcb-like",
 		"--no-collect", "--no-report", "--quiet", "--run-dir", filepath.Join(dir, "source"))
 	capDir := filepath.Join(dir, "captured")
-	out, _ := mustRun(t, 0, "capture", url, "--out", capDir, "--default-range", "100")
+	out, _ := mustRun(t, 0, "capture", url, "--out", capDir, "--default-range", "100", "--sample-waits", "0")
 	t.Logf("capture:\n%s", out)
 	p, err := capture.LoadProfile(capDir)
 	if err != nil {
