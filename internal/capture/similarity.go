@@ -18,7 +18,6 @@ package capture
 import (
 	"cmp"
 	"fmt"
-	"io"
 	"math"
 	"regexp"
 	"strings"
@@ -189,52 +188,25 @@ func times(r float64) string {
 	}
 }
 
-// Write prints the similarity summary.
-func (s *Similarity) Write(w io.Writer) {
-	phase := s.Phase
-	if phase == "" {
-		phase = "whole run"
+// Summary is the similarity in one sentence: "similar: mix within 3 % per
+// statement (…)" or "not similar: " and the flags.
+func (s *Similarity) Summary() string {
+	if !s.Similar {
+		return "not similar: " + strings.Join(s.Flags, "; ")
 	}
-	fmt.Fprintf(w, "similarity of the run to the captured profile (%s; flags: share ±%.0f points, per call ×%g)\n", phase, 100*s.Thresholds.Share, s.Thresholds.Ratio)
-	fmt.Fprintf(w, "%-4s %8s %8s %7s  %-22s %-22s %s\n", "id", "captured", "run", "diff", "rows/call cap → run", "blocks/call cap → run", "mean ms cap → run")
 	worst, worstID := 0.0, ""
 	for _, st := range s.Statements {
-		d := st.RunShare - st.CapturedShare
-		if math.Abs(d) >= math.Abs(worst) {
+		if d := st.RunShare - st.CapturedShare; math.Abs(d) >= math.Abs(worst) {
 			worst, worstID = d, st.ID
 		}
-		if st.Calls == 0 {
-			fmt.Fprintf(w, "%-4s %7.1f%% %7.1f%% %+6.1f%s  not run\n", st.ID, 100*st.CapturedShare, 0.0, 100*d, mark(st.ShareOff))
-			continue
-		}
-		fmt.Fprintf(w, "%-4s %7.1f%% %7.1f%% %+6.1f%s  %-22s %-22s %.3f → %.3f\n", st.ID, 100*st.CapturedShare, 100*st.RunShare, 100*d, mark(st.ShareOff),
-			fmt.Sprintf("%.2f → %.2f (%s)%s", st.CapturedRows, st.RunRows, times(st.RowsRatio), mark(st.RowsOff)),
-			fmt.Sprintf("%.1f → %.1f (%s)%s", st.CapturedBlocks, st.RunBlocks, times(st.BlocksRatio), mark(st.BlocksOff)),
-			st.CapturedMeanMs, st.RunMeanMs)
 	}
-	if s.Unmatched > 0 {
-		fmt.Fprintf(w, "the run made %d calls of statements that are not the profile's (left out of the shares)\n", s.Unmatched)
+	waits := ""
+	if s.WaitsNote == "" && len(s.Waits) > 0 {
+		waits = fmt.Sprintf("; every wait type's share within %.0f points of the capture's", 100*cmp.Or(s.Thresholds.WaitShare, DefaultThresholds.WaitShare))
 	}
-	if s.WaitsNote != "" {
-		fmt.Fprintln(w, s.WaitsNote)
-	} else {
-		fmt.Fprintf(w, "wait profile (share of active sessions' samples by wait type, flag ±%.0f points):", 100*cmp.Or(s.Thresholds.WaitShare, DefaultThresholds.WaitShare))
-		for _, ws := range s.Waits {
-			fmt.Fprintf(w, " %s %.0f %% → %.0f %%%s;", ws.Type, 100*ws.CapturedShare, 100*ws.RunShare, mark(ws.Off))
-		}
-		fmt.Fprintln(w)
-	}
-	if s.Similar {
-		fmt.Fprintf(w, "similar: mix within %.0f %% per statement (largest difference %.1f points, %s); rows/call and blocks/call within %g× of the profile's\n",
-			100*s.Thresholds.Share, 100*math.Abs(worst), worstID, s.Thresholds.Ratio)
-		return
-	}
-	fmt.Fprintf(w, "not similar: %s\n", strings.Join(s.Flags, "; "))
+	return fmt.Sprintf("similar: mix within %.0f %% per statement (largest difference %.1f points, %s); rows/call and blocks/call within %g× of the profile's%s",
+		100*s.Thresholds.Share, 100*math.Abs(worst), worstID, s.Thresholds.Ratio, waits)
 }
 
-func mark(off bool) string {
-	if off {
-		return " !"
-	}
-	return ""
-}
+// Times writes a run ÷ captured ratio as "10×" ("—" when unknown).
+func Times(r float64) string { return times(r) }

@@ -112,7 +112,7 @@ func compareWaits(p *Profile, runDir string, limit float64) ([]WaitSimilarity, s
 		return nil, "wait profile: not compared (the capture sampled no waits: --sample-waits 0)", nil
 	}
 	if p.Waits.Samples == 0 {
-		return nil, fmt.Sprintf("wait profile: not compared (no active session was seen in %d samples of the source over %.0f s)", p.Waits.Ticks, p.Waits.Seconds), nil
+		return nil, fmt.Sprintf("wait profile: not compared (no active session was seen in %d samples of the source over %.1f s)", p.Waits.Ticks, p.Waits.Seconds), nil
 	}
 	rows, err := results.ReadWaits(runDir)
 	if err != nil {

@@ -1,15 +1,18 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/pgtrial/pgtrial/internal/capture"
+	"github.com/pgtrial/pgtrial/internal/report"
 	"github.com/pgtrial/pgtrial/internal/target"
 )
 
@@ -97,20 +100,7 @@ func runCapture(ctx context.Context, cfg capture.Config, arg, url string, stdout
 	if err != nil {
 		return err
 	}
-	p := out.Profile
-	fmt.Fprintf(stdout, "captured %d statements (%d calls) of database %s into %s\n", len(p.Statements), p.Calls, p.Database, out.Dir)
-	for _, s := range p.Statements {
-		if s.Script != "" {
-			fmt.Fprintf(stdout, "  %-4s %6.2f %%  %s@%d\n", s.ID, 100*s.Share, s.Script, s.Weight)
-			for _, a := range s.Approximations {
-				fmt.Fprintf(stdout, "         approximated: %s\n", a)
-			}
-		} else {
-			fmt.Fprintf(stdout, "  %-4s %6.2f %%  not replayed: %s\n", s.ID, 100*s.Share, s.Skipped)
-		}
-	}
-	fmt.Fprintf(stdout, "run it: %s/run.sh TARGET -T 60s (see %s/README.md)\n", out.Dir, out.Dir)
-	return nil
+	return report.WriteText(stdout, captureDoc(out))
 }
 
 func newCaptureCompareCommand() *cobra.Command {
@@ -133,7 +123,9 @@ Exit status: 0 similar; 1 a flag was raised, or the directories could not be rea
 			if err != nil {
 				return err
 			}
-			sim.Write(cmd.OutOrStdout())
+			if err := report.WriteText(cmd.OutOrStdout(), captureCompareDoc(sim)); err != nil {
+				return err
+			}
 			if !sim.Similar {
 				return &exitError{code: exitBadInput, err: fmt.Errorf("the run is not similar to the captured profile (%d flags, see above)", len(sim.Flags))}
 			}
@@ -145,4 +137,79 @@ Exit status: 0 similar; 1 a flag was raised, or the directories could not be rea
 	f.Float64Var(&th.WaitShare, "wait-share", th.WaitShare, "flag a wait type whose share of the active sessions' samples differs by more than this (absolute: 0.10 = 10 points)")
 	f.Float64Var(&th.Ratio, "ratio", th.Ratio, "flag rows/call or blocks/call more than this factor from the profile's")
 	return cmd
+}
+
+// captureDoc is capture's result: the statements with their scripts and
+// weights (or why not replayed), the approximated parameters, the command.
+func captureDoc(out *capture.Result) *report.Doc {
+	p := out.Profile
+	doc := &report.Doc{Title: fmt.Sprintf("captured %d statements (%d calls) of database %s into %s", len(p.Statements), p.Calls, p.Database, out.Dir)}
+	t := &report.Table{Head: []string{"id", "share", "script", "note"}, Attached: true}
+	for _, s := range p.Statements {
+		share := fmt.Sprintf("%.2f %%", 100*s.Share)
+		switch {
+		case s.Script == "":
+			t.AddRow(s.ID, share, "—", "not replayed: "+s.Skipped)
+		case len(s.Approximations) > 0:
+			t.AddRow(s.ID, share, fmt.Sprintf("%s@%d", s.Script, s.Weight), "approximated: "+strings.Join(s.Approximations, "; "))
+		default:
+			t.AddRow(s.ID, share, fmt.Sprintf("%s@%d", s.Script, s.Weight), "")
+		}
+	}
+	doc.Add(t)
+	var lines []string
+	if w := p.Waits; w != nil {
+		lines = append(lines, fmt.Sprintf("waits: %d samples of active client sessions in %d samples of pg_stat_activity over %.1f s", w.Samples, w.Ticks, w.Seconds))
+	}
+	lines = append(lines, fmt.Sprintf("run it: %s/run.sh TARGET -T 60s (see %s/README.md)", out.Dir, out.Dir))
+	doc.Add(&report.Lines{Lines: lines, Attached: true})
+	return doc
+}
+
+// captureCompareDoc is capture compare's summary: per statement the share
+// captured and in the run and the per-call ratios, the wait types' shares,
+// and the verdict in a sentence.
+func captureCompareDoc(s *capture.Similarity) *report.Doc {
+	phase := cmp.Or(s.Phase, "whole run")
+	doc := &report.Doc{Title: fmt.Sprintf("similarity of the run to the captured profile (%s; flags: share ±%.0f points, per call ×%g)", phase, 100*s.Thresholds.Share, s.Thresholds.Ratio)}
+	t := &report.Table{Head: []string{"id", "captured", "run", "diff", "rows/call cap → run", "blocks/call cap → run", "mean ms cap → run"}, Attached: true}
+	for _, st := range s.Statements {
+		d := fmt.Sprintf("%+.1f%s", 100*(st.RunShare-st.CapturedShare), flagMark(st.ShareOff))
+		if st.Calls == 0 {
+			t.Rows = append(t.Rows, []report.Cell{report.Text(st.ID), report.Text(fmt.Sprintf("%.1f %%", 100*st.CapturedShare)), report.Text("0.0 %"), report.Text(d),
+				report.Absent(st.ID + " was not run"), report.Absent(st.ID + " was not run"), report.Absent(st.ID + " was not run")})
+			continue
+		}
+		t.AddRow(st.ID, fmt.Sprintf("%.1f %%", 100*st.CapturedShare), fmt.Sprintf("%.1f %%", 100*st.RunShare), d,
+			fmt.Sprintf("%.2f → %.2f (%s)%s", st.CapturedRows, st.RunRows, capture.Times(st.RowsRatio), flagMark(st.RowsOff)),
+			fmt.Sprintf("%.1f → %.1f (%s)%s", st.CapturedBlocks, st.RunBlocks, capture.Times(st.BlocksRatio), flagMark(st.BlocksOff)),
+			fmt.Sprintf("%.3f → %.3f", st.CapturedMeanMs, st.RunMeanMs))
+	}
+	t.Notes = append(t.Notes, "! marks a flag")
+	doc.Add(t)
+	if s.WaitsNote == "" && len(s.Waits) > 0 {
+		wt := &report.Table{Title: fmt.Sprintf("wait profile: share of the active client sessions' samples by wait type (flag ±%.0f points)", 100*cmp.Or(s.Thresholds.WaitShare, capture.DefaultThresholds.WaitShare)),
+			Head: []string{"wait type", "captured", "run"}}
+		for _, w := range s.Waits {
+			wt.AddRow(w.Type, fmt.Sprintf("%.0f %%", 100*w.CapturedShare), fmt.Sprintf("%.0f %%%s", 100*w.RunShare, flagMark(w.Off)))
+		}
+		doc.Add(wt)
+	}
+	var lines []string
+	if s.Unmatched > 0 {
+		lines = append(lines, fmt.Sprintf("the run made %d calls of statements that are not the profile's (left out of the shares)", s.Unmatched))
+	}
+	if s.WaitsNote != "" {
+		lines = append(lines, s.WaitsNote)
+	}
+	lines = append(lines, s.Summary())
+	doc.Add(&report.Lines{Lines: lines})
+	return doc
+}
+
+func flagMark(off bool) string {
+	if off {
+		return " !"
+	}
+	return ""
 }
