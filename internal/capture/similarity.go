@@ -57,8 +57,10 @@ type Similarity struct {
 	Unmatched  int64 // the run's calls of statements not in the profile
 	Waits      []WaitSimilarity
 	WaitsNote  string // why the waits were not compared ("" when they were)
-	Similar    bool   // no flag
-	Flags      []string
+	// WaitsCaveat: the run's waits.csv is of another source than the capture's
+	WaitsCaveat string
+	Similar     bool // no flag
+	Flags       []string
 }
 
 // tagRE reads a captured script's tag in a statement's text.
@@ -155,7 +157,7 @@ func Compare(dir, runDir string, th Thresholds) (*Similarity, error) {
 		sim.Statements = append(sim.Statements, st)
 	}
 	var waitFlags []string
-	sim.Waits, sim.WaitsNote, waitFlags = compareWaits(p, runDir, cmp.Or(th.WaitShare, DefaultThresholds.WaitShare))
+	sim.Waits, sim.WaitsNote, waitFlags, sim.WaitsCaveat = compareWaits(p, runDir, cmp.Or(th.WaitShare, DefaultThresholds.WaitShare))
 	sim.Flags = append(sim.Flags, waitFlags...)
 	sim.Similar = len(sim.Flags) == 0
 	return sim, nil

@@ -106,27 +106,33 @@ type WaitSimilarity struct {
 
 // compareWaits compares the run's waits.csv (client rows) with the
 // profile's wait shares: the rows by type, a note when there is nothing to
-// compare, and the flags.
-func compareWaits(p *Profile, runDir string, limit float64) ([]WaitSimilarity, string, []string) {
+// compare, the flags, and a caveat when the run's waits.csv came from
+// another source than the capture's (pg_wait_sampling cannot tell idle
+// sessions from active ones the way pg_stat_activity can, collect/waits.go).
+func compareWaits(p *Profile, runDir string, limit float64) ([]WaitSimilarity, string, []string, string) {
 	if p.Waits == nil {
-		return nil, "wait profile: not compared (the capture sampled no waits: --sample-waits 0)", nil
+		return nil, "wait profile: not compared (the capture sampled no waits: --sample-waits 0)", nil, ""
 	}
 	if p.Waits.Samples == 0 {
-		return nil, fmt.Sprintf("wait profile: not compared (no active session was seen in %d samples of the source over %.1f s)", p.Waits.Ticks, p.Waits.Seconds), nil
+		return nil, fmt.Sprintf("wait profile: not compared (no active session was seen in %d samples of the source over %.1f s)", p.Waits.Ticks, p.Waits.Seconds), nil, ""
 	}
 	rows, err := results.ReadWaits(runDir)
 	if err != nil {
-		return nil, "wait profile: not compared (the run has no waits.csv: run it with the waits collector)", nil
+		return nil, "wait profile: not compared (the run has no waits.csv: run it with the waits collector)", nil, ""
 	}
 	by := map[string]int64{}
+	caveat := ""
 	for _, r := range rows {
 		if r.Class == collect.WaitClassClient && r.Type != "" {
 			by[r.Type] += r.Samples
+			if r.Source != p.Waits.Source && caveat == "" {
+				caveat = fmt.Sprintf("the run's waits came from %s, the capture's from pg_stat_activity: their shares are comparable only roughly (run with --wait-source activity)", r.Source)
+			}
 		}
 	}
 	run := shares(by)
 	if len(run) == 0 {
-		return nil, "wait profile: not compared (waits.csv of the run saw no active client session)", nil
+		return nil, "wait profile: not compared (waits.csv of the run saw no active client session)", nil, caveat
 	}
 	var types []string
 	for t := range p.Waits.Shares {
@@ -152,5 +158,5 @@ func compareWaits(p *Profile, runDir string, limit float64) ([]WaitSimilarity, s
 		}
 		out = append(out, ws)
 	}
-	return out, "", flags
+	return out, "", flags, caveat
 }

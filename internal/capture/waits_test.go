@@ -12,7 +12,7 @@ import (
 
 // writeWaits writes waits.csv into dir: per type its client samples (and
 // a background row that must not count).
-func writeWaits(t *testing.T, dir string, by map[string]int64) {
+func writeWaits(t *testing.T, dir, source string, by map[string]int64) {
 	t.Helper()
 	w, err := results.CreateWaits(dir)
 	if err != nil {
@@ -20,7 +20,7 @@ func writeWaits(t *testing.T, dir string, by map[string]int64) {
 	}
 	now := time.Now()
 	for typ, n := range by {
-		r := results.WaitRow{Time: now, Elapsed: 1, Source: "activity", Class: "client", Type: typ, Event: typ, Samples: n, Ticks: 10}
+		r := results.WaitRow{Time: now, Elapsed: 1, Source: source, Class: "client", Type: typ, Event: typ, Samples: n, Ticks: 10}
 		if err := w.Write(r.Record()); err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestCompareWaits(t *testing.T) {
 		{map[string]int64{"CPU": 400, "IO": 500, "Lock": 100}, false, "the run's sessions spend more of their time in IO waits than the source's: 50 % against 20 % captured"},
 	} {
 		run := writeRun(t, statements)
-		writeWaits(t, run, c.by)
+		writeWaits(t, run, "activity", c.by)
 		sim, err := Compare(dir, run, DefaultThresholds)
 		if err != nil {
 			t.Fatal(err)
@@ -81,12 +81,21 @@ func TestCompareWaits(t *testing.T) {
 	}
 	idle := profileWithWaits(t, &WaitProfile{Source: "activity", Ticks: 51, Seconds: 5, ByType: map[string]int64{}})
 	run := writeRun(t, statements)
-	writeWaits(t, run, map[string]int64{"IO": 5})
+	writeWaits(t, run, "activity", map[string]int64{"IO": 5})
 	sim, err := Compare(idle, run, DefaultThresholds)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !sim.Similar || !strings.Contains(sim.WaitsNote, "no active session was seen in "+strconv.Itoa(51)+" samples") {
 		t.Errorf("idle capture: similar %v, note %q", sim.Similar, sim.WaitsNote)
+	}
+	// A run whose waits came from pg_wait_sampling is compared, with a caveat.
+	run = writeRun(t, statements)
+	writeWaits(t, run, "pg_wait_sampling", map[string]int64{"CPU": 70, "IO": 20, "LWLock": 10})
+	if sim, err = Compare(dir, run, DefaultThresholds); err != nil {
+		t.Fatal(err)
+	}
+	if !sim.Similar || len(sim.Waits) != 3 || !strings.Contains(sim.WaitsCaveat, "the run's waits came from pg_wait_sampling") {
+		t.Errorf("pg_wait_sampling run: similar %v, waits %+v, caveat %q", sim.Similar, sim.Waits, sim.WaitsCaveat)
 	}
 }

@@ -193,6 +193,9 @@ func captureCompareDoc(s *capture.Similarity) *report.Doc {
 		for _, w := range s.Waits {
 			wt.AddRow(w.Type, fmt.Sprintf("%.0f %%", 100*w.CapturedShare), fmt.Sprintf("%.0f %%%s", 100*w.RunShare, flagMark(w.Off)))
 		}
+		if s.WaitsCaveat != "" {
+			wt.Notes = append(wt.Notes, s.WaitsCaveat)
+		}
 		doc.Add(wt)
 	}
 	var lines []string
