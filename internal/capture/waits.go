@@ -154,7 +154,11 @@ func compareWaits(p *Profile, runDir string, limit float64) ([]WaitSimilarity, s
 			if ws.RunShare < ws.CapturedShare {
 				more = "less"
 			}
-			flags = append(flags, fmt.Sprintf("the run's sessions spend %s of their time in %s waits than the source's: %.0f %% against %.0f %% captured", more, t, 100*ws.RunShare, 100*ws.CapturedShare))
+			what := t + " waits"
+			if t == "CPU" {
+				what = "CPU (active without a wait event)"
+			}
+			flags = append(flags, fmt.Sprintf("the run's sessions spend %s of their time in %s than the source's: %.0f %% against %.0f %% captured", more, what, 100*ws.RunShare, 100*ws.CapturedShare))
 		}
 		out = append(out, ws)
 	}

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pgtrial/pgtrial/internal/capture"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
@@ -124,15 +126,31 @@ func TestCaptureTpcbLike(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, 0, "run", url, "--closed", "-t", "200", "--warmup", "0s", "-c", "1", "-b", "tpcb-like",
 		"--no-collect", "--no-report", "--quiet", "--run-dir", filepath.Join(dir, "source"))
+	// A session in pg_sleep (wait type Timeout) while capture samples the
+	// source's waits: the replay, which never sleeps, differs in its waits.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sleeper := pgtest.Connect(t, ctx, url)
+	slept := make(chan struct{})
+	go func() {
+		defer close(slept)
+		_, _ = sleeper.Exec(ctx, "SELECT pg_sleep(2)")
+	}()
+	time.Sleep(200 * time.Millisecond)
 	capDir := filepath.Join(dir, "captured")
-	out, _ := mustRun(t, 0, "capture", url, "--out", capDir, "--default-range", "100", "--sample-waits", "0")
+	out, _ := mustRun(t, 0, "capture", url, "--out", capDir, "--default-range", "100", "--sample-waits", "1s")
+	<-slept
 	t.Logf("capture:\n%s", out)
 	p, err := capture.LoadProfile(capDir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	readme, _ := os.ReadFile(filepath.Join(capDir, "README.md"))
-	args := []string{"run", url, "--closed", "-t", "100", "--warmup", "0s", "-c", "1", "--no-collect", "--no-report", "--quiet", "--run-dir", filepath.Join(dir, "replay")}
+	if p.Waits == nil || p.Waits.Shares["Timeout"] < 0.5 {
+		t.Errorf("the capture's wait profile %+v: want mostly Timeout (the sleeper)", p.Waits)
+	}
+	replay := filepath.Join(dir, "replay")
+	args := []string{"run", url, "--closed", "-T", "2s", "--warmup", "0s", "-c", "1", "--collect", "statements,waits", "--no-report", "--quiet", "--run-dir", replay}
 	var dml int
 	for _, s := range p.Statements {
 		if !strings.HasPrefix(s.Query, "UPDATE") && !strings.HasPrefix(s.Query, "SELECT") && !strings.HasPrefix(s.Query, "INSERT") {
@@ -166,4 +184,9 @@ func TestCaptureTpcbLike(t *testing.T) {
 		return
 	}
 	mustRun(t, 0, args...)
+	out, _ = mustRun(t, 1, "capture", "compare", capDir, replay)
+	t.Logf("compare:\n%s", out)
+	if want := "the run's sessions spend less of their time in Timeout waits than the source's"; !strings.Contains(out, want) || !strings.Contains(out, "wait profile: share of the active client sessions' samples by wait type") {
+		t.Errorf("compare does not flag the waits (%q):\n%s", want, out)
+	}
 }
