@@ -61,7 +61,15 @@ type Config struct {
 	MinCalls         int64         // statements with fewer calls are left out
 	Top              int           // at most this many statements, by calls (0: all)
 	StatementTimeout time.Duration // the source's statement_timeout for capture's queries
-	Log              io.Writer     // progress lines; nil for none
+	// DefaultRange R: a numeric parameter whose distribution cannot be
+	// known (a delta in col + $n, a column without pg_stats and no column
+	// to borrow them from) is drawn uniformly from [-R, R] (0: 5000,
+	// pgbench's tpcb-like delta).
+	DefaultRange int64
+	// SampleWaits: sample the source's pg_stat_activity wait events for
+	// this long into the profile (0: none).
+	SampleWaits time.Duration
+	Log         io.Writer // progress lines; nil for none
 }
 
 // Result is what Capture wrote.
@@ -105,12 +113,17 @@ func Capture(ctx context.Context, cfg Config) (*Result, error) {
 	if err := os.MkdirAll(cfg.Out, 0o700); err != nil {
 		return nil, fmt.Errorf("capture: %w", err)
 	}
+	if cfg.SampleWaits > 0 {
+		if p.Waits, err = sampleWaits(ctx, conn, cfg.SampleWaits); err != nil {
+			return nil, err
+		}
+	}
 	res := &Result{Profile: p, Dir: cfg.Out}
 	var scripts []*Statement
 	for i := range p.Statements {
 		s := &p.Statements[i]
 		s.Share = float64(s.Calls) / float64(p.Calls)
-		body, params, why := makeScript(ctx, conn, s)
+		body, params, why := makeScript(ctx, conn, s, cmp.Or(cfg.DefaultRange, DefaultRange))
 		if why != "" {
 			s.Skipped = why
 			continue
@@ -233,9 +246,14 @@ func isOwn(query string) bool {
 	return strings.HasPrefix(q, "/* pgtrial") && !strings.HasPrefix(q, Tag)
 }
 
+// DefaultRange is Config.DefaultRange's default.
+const DefaultRange = 5000
+
 // makeScript writes s's script, or says why not: the script's text, where
-// each parameter comes from, or the reason.
-func makeScript(ctx context.Context, conn *pgx.Conn, s *Statement) (string, []string, string) {
+// each parameter comes from, or the reason. A parameter whose distribution
+// cannot be known is drawn by defaultDrawing over [-rng, rng] and listed in
+// s.Approximations.
+func makeScript(ctx context.Context, conn *pgx.Conn, s *Statement, rng int64) (string, []string, string) {
 	text := stripTag(s.Query)
 	if text == "" {
 		return "", nil, "its text is not visible to the capturing role (grant pg_read_all_stats)"
@@ -265,15 +283,36 @@ func makeScript(ctx context.Context, conn *pgx.Conn, s *Statement) (string, []st
 	for n := 1; n <= len(types); n++ {
 		c, ok := cols[n]
 		if !ok {
-			return "", nil, fmt.Sprintf("unknown column: $%d is not compared with a column (only col = $n, col < $n, col IN (…), BETWEEN, ANY, LIKE, SET col = $n and INSERT … VALUES are read)", n)
+			return "", nil, fmt.Sprintf("unknown column: $%d is not compared with a column (only col = $n, col < $n, col IN (…), BETWEEN, ANY, LIKE, SET col = $n, col ± $n, col * $n and INSERT … VALUES are read)", n)
+		}
+		if c.arith {
+			if !numberTypes[types[n-1]] {
+				return "", nil, fmt.Sprintf("unknown column: $%d is an operand of arithmetic with %s, not of a number type", n, c.name)
+			}
+			d := defaultDrawing(n, rng, "no statistics for a delta: $"+strconv.Itoa(n)+" is an operand of arithmetic with "+c.name)
+			drawings[n] = d
+			params = append(params, fmt.Sprintf("$%d: %s", n, d.how))
+			s.Approximations = append(s.Approximations, fmt.Sprintf("$%d %s", n, strings.TrimPrefix(d.how, "approximated: ")))
+			continue
 		}
 		st, err := columnStats(ctx, conn, c, tables, types[n-1])
+		var none *noStatsError
+		if errors.As(err, &none) && numberTypes[types[n-1]] {
+			d := defaultDrawing(n, rng, none.Error())
+			drawings[n] = d
+			params = append(params, fmt.Sprintf("$%d: %s", n, d.how))
+			s.Approximations = append(s.Approximations, fmt.Sprintf("$%d %s", n, strings.TrimPrefix(d.how, "approximated: ")))
+			continue
+		}
 		if err != nil {
 			return "", nil, fmt.Sprintf("$%d (%s): %v", n, c.name, err)
 		}
 		d, err := draw(n, st)
 		if err != nil {
 			return "", nil, fmt.Sprintf("$%d: %v", n, err)
+		}
+		if st.via != "" {
+			d.how += " (" + st.via + ")"
 		}
 		drawings[n] = d
 		params = append(params, fmt.Sprintf("$%d: %s", n, d.how))
@@ -365,9 +404,35 @@ func substitute(text string, drawings map[int]drawing) string {
 // integerTypes are the OIDs of int2, int4 and int8.
 var integerTypes = map[uint32]bool{20: true, 21: true, 23: true}
 
+// numberTypes are the OIDs of the types an integer drawn by pgbench can be
+// sent as: int2, int4, int8, numeric, float4, float8.
+var numberTypes = map[uint32]bool{20: true, 21: true, 23: true, 1700: true, 700: true, 701: true}
+
+// noStatsError: a column has no usable pg_stats row and no column to
+// borrow one from.
+type noStatsError struct{ msg string }
+
+func (e *noStatsError) Error() string { return e.msg }
+
+// defaultDrawing draws parameter n uniformly from [-rng, rng]: the
+// documented default for a parameter whose distribution is unknown.
+func defaultDrawing(n int, rng int64, why string) drawing {
+	v := "p" + strconv.Itoa(n)
+	return drawing{
+		sets: []string{fmt.Sprintf(`\set %s random(%d, %d)`, v, -rng, rng)},
+		expr: ":" + v,
+		how:  fmt.Sprintf("approximated: drawn uniformly from [%d, %d] (%s)", -rng, rng, why),
+	}
+}
+
 // columnStats reads the pg_stats row of column c of the statement's
 // tables: the table c's qualifier names (an alias or a table), else the
-// first of the tables that has such a column. Only pg_stats is read.
+// first of the tables that has such a column. When that column has no
+// usable row (an empty or never analysed table), it borrows the row of the
+// column its foreign key references, else of a column of the same name and
+// type in another table (pgbench_history.tid: pgbench_tellers.tid), a
+// primary key first; else it returns a *noStatsError. Only pg_stats and the
+// catalogue are read.
 func columnStats(ctx context.Context, conn *pgx.Conn, c columnRef, tables []tableRef, paramType uint32) (*colStats, error) {
 	var cands []string
 	for _, t := range tables {
@@ -379,47 +444,119 @@ func columnStats(ctx context.Context, conn *pgx.Conn, c columnRef, tables []tabl
 		return nil, errors.New("unknown column: no table of the statement holds it")
 	}
 	for _, name := range cands {
-		var (
-			st                 colStats
-			nullFrac           *float64
-			mcv, hist          *string
-			freqs              []float64
-			schema, rel, found string
-		)
-		err := conn.QueryRow(ctx, collect.CollectorSQLMarker+` select n.nspname::text, c.relname::text,
-				format_type(a.atttypid, a.atttypmod), s.null_frac::float8, s.most_common_vals::text,
-				s.most_common_freqs::float8[], s.histogram_bounds::text
-			from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
-			join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attname = $2 and not a.attisdropped
-			left join pg_catalog.pg_stats s on s.schemaname = n.nspname and s.tablename = c.relname and s.attname = a.attname
-			where c.oid = to_regclass($1)
-			order by s.inherited desc nulls last limit 1`, name, c.name).Scan(&schema, &rel, &found, &nullFrac, &mcv, &freqs, &hist)
-		if errors.Is(err, pgx.ErrNoRows) {
+		st, found, err := statsRow(ctx, conn, name, c.name, paramType)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
 			continue
 		}
+		if st.usable() {
+			return st, nil
+		}
+		table, column, kind, err := borrowFrom(ctx, conn, name, c.name)
 		if err != nil {
-			return nil, fmt.Errorf("read pg_stats of %s.%s: %w", name, c.name, err)
+			return nil, err
 		}
-		st.table = pgx.Identifier{schema, rel}.Sanitize()
-		st.column, st.typ = c.name, found
-		if nullFrac == nil {
-			return nil, fmt.Errorf("%s has no pg_stats row for column %s (ANALYZE it on the source, or the capturing role may not read it)", st.table, c.name)
-		}
-		st.nullFrac, st.freqs = *nullFrac, freqs
-		if mcv != nil {
-			if st.mcv, err = parseArray(*mcv); err != nil {
+		if table != "" {
+			other, ok, err := statsRow(ctx, conn, table, column, paramType)
+			if err != nil {
 				return nil, err
 			}
-		}
-		if hist != nil {
-			if st.hist, err = parseArray(*hist); err != nil {
-				return nil, err
+			if ok && other.usable() {
+				other.via = fmt.Sprintf("%s.%s has no values in pg_stats: those of %s, %s.%s", st.table, c.name, kind, other.table, column)
+				return other, nil
 			}
 		}
-		st.integer = integerTypes[paramType] && allIntegers(st.mcv) && allIntegers(st.hist)
-		return &st, nil
+		return nil, &noStatsError{fmt.Sprintf("no statistics: %s.%s has no values in pg_stats, nor has a column its foreign key references or of the same name (ANALYZE it on the source, or the capturing role may not read it)", st.table, c.name)}
 	}
 	return nil, fmt.Errorf("unknown column: no table of the statement (%s) has a column %s", strings.Join(cands, ", "), c.name)
+}
+
+// usable says whether a pg_stats row gives values to draw from.
+func (s *colStats) usable() bool { return s.hasRow && (len(s.mcv) > 0 || len(s.hist) > 0) }
+
+// statsRow reads column col of table name (as written in SQL) and its
+// pg_stats row: found is false when the table has no such column.
+func statsRow(ctx context.Context, conn *pgx.Conn, name, col string, paramType uint32) (*colStats, bool, error) {
+	var (
+		st          colStats
+		nullFrac    *float64
+		mcv, hist   *string
+		freqs       []float64
+		schema, rel string
+		found       string
+	)
+	err := conn.QueryRow(ctx, collect.CollectorSQLMarker+` select n.nspname::text, c.relname::text,
+			format_type(a.atttypid, a.atttypmod), s.null_frac::float8, s.most_common_vals::text,
+			s.most_common_freqs::float8[], s.histogram_bounds::text
+		from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+		join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attname = $2 and not a.attisdropped
+		left join pg_catalog.pg_stats s on s.schemaname = n.nspname and s.tablename = c.relname and s.attname = a.attname
+		where c.oid = to_regclass($1)
+		order by s.inherited desc nulls last limit 1`, name, col).Scan(&schema, &rel, &found, &nullFrac, &mcv, &freqs, &hist)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read pg_stats of %s.%s: %w", name, col, err)
+	}
+	st.table = pgx.Identifier{schema, rel}.Sanitize()
+	st.column, st.typ = col, found
+	if nullFrac == nil {
+		return &st, true, nil
+	}
+	st.hasRow = true
+	st.nullFrac, st.freqs = *nullFrac, freqs
+	if mcv != nil {
+		if st.mcv, err = parseArray(*mcv); err != nil {
+			return nil, false, err
+		}
+	}
+	if hist != nil {
+		if st.hist, err = parseArray(*hist); err != nil {
+			return nil, false, err
+		}
+	}
+	st.integer = integerTypes[paramType] && allIntegers(st.mcv) && allIntegers(st.hist)
+	return &st, true, nil
+}
+
+// borrowFrom finds the column whose pg_stats stand in for column col of
+// table name: the one its single-column foreign key references, else one of
+// the same name and type in another table that has pg_stats, a one-column
+// primary key first, the same schema first. It returns the table (quoted),
+// the column, and in words which kind it is; table is "" when none.
+func borrowFrom(ctx context.Context, conn *pgx.Conn, name, col string) (string, string, string, error) {
+	var table, column, kind string
+	err := conn.QueryRow(ctx, collect.CollectorSQLMarker+` with src as (
+			select c.oid, c.relnamespace, a.attnum, a.atttypid from pg_catalog.pg_class c
+			join pg_catalog.pg_attribute a on a.attrelid = c.oid and a.attname = $2 and not a.attisdropped
+			where c.oid = to_regclass($1)),
+		cand as (
+			select 0 as rank, con.confrelid as rel, con.confkey[1] as attnum, 'the column its foreign key references' as kind
+			from pg_catalog.pg_constraint con, src
+			where con.conrelid = src.oid and con.contype = 'f' and cardinality(con.conkey) = 1 and con.conkey[1] = src.attnum
+			union all
+			select case when exists (select 1 from pg_catalog.pg_index i where i.indrelid = a.attrelid and i.indisprimary
+					and i.indnatts = 1 and i.indkey[0] = a.attnum) then 1 else 2 end, a.attrelid, a.attnum, 'a column of the same name'
+			from pg_catalog.pg_attribute a, src
+			where a.attname = $2 and a.attrelid <> src.oid and a.atttypid = src.atttypid and a.attnum > 0 and not a.attisdropped)
+		select format('%I.%I', n.nspname, c.relname), a.attname::text, cand.kind
+		from cand join pg_catalog.pg_class c on c.oid = cand.rel and c.relkind in ('r', 'p', 'm')
+		join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+		join pg_catalog.pg_attribute a on a.attrelid = cand.rel and a.attnum = cand.attnum
+		join pg_catalog.pg_stats s on s.schemaname = n.nspname and s.tablename = c.relname and s.attname = a.attname
+		cross join src
+		where s.most_common_vals is not null or s.histogram_bounds is not null
+		order by cand.rank, (c.relnamespace = src.relnamespace) desc, n.nspname, c.relname limit 1`, name, col).Scan(&table, &column, &kind)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", "", "", nil
+	}
+	if err != nil {
+		return "", "", "", fmt.Errorf("look for statistics to borrow for %s.%s: %w", name, col, err)
+	}
+	return table, column, kind, nil
 }
 
 func lastPart(name string) string {
@@ -530,7 +667,12 @@ func writeReadme(dir string, p *Profile, command string) error {
 	b.WriteString("Each `$n` compared with a column is drawn from that column's pg_stats: a most common value with its frequency\n" +
 		"(NULLs left out), else the histogram: for an integer a bucket uniformly, then an integer uniformly between its\n" +
 		"bounds; for another type one of the bounds. pgbench's `\\set` holds numbers only, so a parameter of another type\n" +
-		"is an index `:pN` into an array literal of the column's values, chosen on the SQL side: `('{…}'::type[])[:pN]`.\n\n")
+		"is an index `:pN` into an array literal of the column's values, chosen on the SQL side: `('{…}'::type[])[:pN]`.\n" +
+		"A column without pg_stats (an empty or never analysed table, such as an INSERT's target) borrows those of the\n" +
+		"column its foreign key references, else of a column of the same name and type in another table (a primary key\n" +
+		"first). A number parameter whose distribution cannot be known (a delta: `col = col + $n`, `col * $n`; a column\n" +
+		"with no statistics to borrow) is drawn uniformly from [-R, R], R = `--default-range` (default 5000, pgbench's\n" +
+		"tpcb-like delta): an approximation, listed under \"Approximated\".\n\n")
 	for _, s := range p.Statements {
 		for _, prm := range s.Parameters {
 			fmt.Fprintf(&b, "- %s %s\n", s.ID, prm)
@@ -538,6 +680,17 @@ func writeReadme(dir string, p *Profile, command string) error {
 	}
 	b.WriteString("\nEach statement is replayed as a transaction of its own: the application's transactions (BEGIN … COMMIT around\n" +
 		"several statements) are not rebuilt, and their BEGIN and COMMIT are listed below as transaction control.\n")
+	b.WriteString("\n## Approximated\n\n")
+	approx := 0
+	for _, s := range p.Statements {
+		for _, a := range s.Approximations {
+			approx++
+			fmt.Fprintf(&b, "- %s approximated: %s\n", s.ID, a)
+		}
+	}
+	if approx == 0 {
+		b.WriteString("No parameter is approximated.\n")
+	}
 	b.WriteString("\n## Not parameterised\n\n")
 	n := 0
 	for _, s := range p.Statements {

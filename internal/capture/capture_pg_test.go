@@ -103,3 +103,70 @@ func TestCaptureTextParameter(t *testing.T) {
 		t.Errorf("the 4th value matches %d rows, want 250 (each colour is a quarter)", n)
 	}
 }
+
+// TestSampleWaits: capture's wait sampling sees another session's pg_sleep
+// (wait type Timeout) and never counts its own session.
+func TestSampleWaits(t *testing.T) {
+	url := pgtest.ConnString(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		pgtest.Exec(t, url, "SELECT pg_sleep(3)")
+	}()
+	conn, err := connectReadOnly(ctx, Config{ConnString: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	time.Sleep(300 * time.Millisecond) // the sleeper's connection
+	w, err := sampleWaits(ctx, conn, time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if w.Ticks < 2 || w.Ticks > 11 || w.ByType["Timeout"] == 0 || w.Shares["Timeout"] < 0.5 {
+		t.Errorf("wait profile %+v: want 2–11 ticks, mostly Timeout (pg_sleep)", w)
+	}
+}
+
+// TestCaptureBorrowsForeignKeyStats: an INSERT into a never analysed table
+// draws its foreign key column from the referenced column's pg_stats, and
+// a number column with nothing to borrow from is approximated.
+func TestCaptureBorrowsForeignKeyStats(t *testing.T) {
+	url := pgtest.ConnString(t)
+	pgtest.Exec(t, url, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements",
+		"CREATE TABLE parents (id int PRIMARY KEY)",
+		"INSERT INTO parents SELECT generate_series(1, 500)",
+		"ANALYZE parents",
+		"CREATE TABLE children (parent int REFERENCES parents (id), amount_x int)",
+		"SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)")
+	for range 12 {
+		pgtest.Exec(t, url, "INSERT INTO children (parent, amount_x) VALUES (7, 3)")
+	}
+	out := filepath.Join(t.TempDir(), "w")
+	res, err := Capture(context.Background(), Config{ConnString: url, Out: out, MinCalls: 10, DefaultRange: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s *Statement
+	for i := range res.Profile.Statements {
+		if strings.Contains(res.Profile.Statements[i].Query, "INSERT INTO children") {
+			s = &res.Profile.Statements[i]
+		}
+	}
+	if s == nil || s.Script == "" || len(s.Parameters) != 2 {
+		t.Fatalf("insert not scripted: %+v", s)
+	}
+	if want := `"public"."children".parent has no values in pg_stats: those of the column its foreign key references, "public"."parents".id`; !strings.Contains(s.Parameters[0], want) {
+		t.Errorf("$1: %s\nwant it to contain %s", s.Parameters[0], want)
+	}
+	if len(s.Approximations) != 1 || !strings.HasPrefix(s.Approximations[0], "$2 drawn uniformly from [-9, 9] (no statistics: ") {
+		t.Errorf("approximations %q", s.Approximations)
+	}
+	b, _ := os.ReadFile(filepath.Join(out, s.Script))
+	if !strings.Contains(string(b), `\set p2 random(-9, 9)`) {
+		t.Errorf("script:\n%s", b)
+	}
+}

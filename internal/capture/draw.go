@@ -38,6 +38,8 @@ type colStats struct {
 	mcv      []string
 	freqs    []float64
 	hist     []string
+	hasRow   bool   // pg_stats has a row for the column
+	via      string // "" or, for a row borrowed from another column, whence (for the README)
 }
 
 // drawing is what a parameter becomes in a script: the \set lines and the

@@ -24,6 +24,9 @@ type Profile struct {
 	Extension  string      `json:"pg_stat_statements_version"`
 	Calls      int64       `json:"calls"` // of the statements listed
 	Statements []Statement `json:"statements"`
+	// Waits is the source's wait profile, sampled from pg_stat_activity
+	// during the capture (waits.go); nil when not sampled.
+	Waits *WaitProfile `json:"waits,omitempty"`
 }
 
 // Statement is one captured statement (all its pg_stat_statements entries
@@ -48,6 +51,9 @@ type Statement struct {
 	MeanMs        float64 `json:"mean_ms"`                // total_exec_time / calls
 	// Parameters says where each parameter is drawn from.
 	Parameters []string `json:"parameters,omitempty"`
+	// Approximations lists the parameters drawn by the documented default
+	// (uniform over [-R, R]) because their distribution cannot be known.
+	Approximations []string `json:"approximations,omitempty"`
 
 	cut bool // the text read was cut at maxQueryChars (not in profile.json)
 }

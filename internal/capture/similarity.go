@@ -16,8 +16,8 @@ package capture
 // flag with what it suggests.
 
 import (
+	"cmp"
 	"fmt"
-	"io"
 	"math"
 	"regexp"
 	"strings"
@@ -29,10 +29,13 @@ import (
 type Thresholds struct {
 	Share float64 // |run share − captured share|, absolute (0.03)
 	Ratio float64 // run/captured per-call ratio above it or below 1/it (2)
+	// WaitShare: |run share − captured share| of a wait type, absolute (0.10)
+	WaitShare float64
 }
 
-// DefaultThresholds: 3 points of share, a factor of 2 per call.
-var DefaultThresholds = Thresholds{Share: 0.03, Ratio: 2}
+// DefaultThresholds: 3 points of share, a factor of 2 per call, 10 points
+// of a wait type's share.
+var DefaultThresholds = Thresholds{Share: 0.03, Ratio: 2, WaitShare: 0.10}
 
 // StatementSimilarity is one scripted statement's comparison.
 type StatementSimilarity struct {
@@ -52,8 +55,12 @@ type Similarity struct {
 	Phase      string // the run's phase compared
 	Statements []StatementSimilarity
 	Unmatched  int64 // the run's calls of statements not in the profile
-	Similar    bool  // no flag
-	Flags      []string
+	Waits      []WaitSimilarity
+	WaitsNote  string // why the waits were not compared ("" when they were)
+	// WaitsCaveat: the run's waits.csv is of another source than the capture's
+	WaitsCaveat string
+	Similar     bool // no flag
+	Flags       []string
 }
 
 // tagRE reads a captured script's tag in a statement's text.
@@ -149,6 +156,9 @@ func Compare(dir, runDir string, th Thresholds) (*Similarity, error) {
 		}
 		sim.Statements = append(sim.Statements, st)
 	}
+	var waitFlags []string
+	sim.Waits, sim.WaitsNote, waitFlags, sim.WaitsCaveat = compareWaits(p, runDir, cmp.Or(th.WaitShare, DefaultThresholds.WaitShare))
+	sim.Flags = append(sim.Flags, waitFlags...)
 	sim.Similar = len(sim.Flags) == 0
 	return sim, nil
 }
@@ -180,43 +190,25 @@ func times(r float64) string {
 	}
 }
 
-// Write prints the similarity summary.
-func (s *Similarity) Write(w io.Writer) {
-	phase := s.Phase
-	if phase == "" {
-		phase = "whole run"
+// Summary is the similarity in one sentence: "similar: mix within 3 % per
+// statement (…)" or "not similar: " and the flags.
+func (s *Similarity) Summary() string {
+	if !s.Similar {
+		return "not similar: " + strings.Join(s.Flags, "; ")
 	}
-	fmt.Fprintf(w, "similarity of the run to the captured profile (%s; flags: share ±%.0f points, per call ×%g)\n", phase, 100*s.Thresholds.Share, s.Thresholds.Ratio)
-	fmt.Fprintf(w, "%-4s %8s %8s %7s  %-22s %-22s %s\n", "id", "captured", "run", "diff", "rows/call cap → run", "blocks/call cap → run", "mean ms cap → run")
 	worst, worstID := 0.0, ""
 	for _, st := range s.Statements {
-		d := st.RunShare - st.CapturedShare
-		if math.Abs(d) >= math.Abs(worst) {
+		if d := st.RunShare - st.CapturedShare; math.Abs(d) >= math.Abs(worst) {
 			worst, worstID = d, st.ID
 		}
-		if st.Calls == 0 {
-			fmt.Fprintf(w, "%-4s %7.1f%% %7.1f%% %+6.1f%s  not run\n", st.ID, 100*st.CapturedShare, 0.0, 100*d, mark(st.ShareOff))
-			continue
-		}
-		fmt.Fprintf(w, "%-4s %7.1f%% %7.1f%% %+6.1f%s  %-22s %-22s %.3f → %.3f\n", st.ID, 100*st.CapturedShare, 100*st.RunShare, 100*d, mark(st.ShareOff),
-			fmt.Sprintf("%.2f → %.2f (%s)%s", st.CapturedRows, st.RunRows, times(st.RowsRatio), mark(st.RowsOff)),
-			fmt.Sprintf("%.1f → %.1f (%s)%s", st.CapturedBlocks, st.RunBlocks, times(st.BlocksRatio), mark(st.BlocksOff)),
-			st.CapturedMeanMs, st.RunMeanMs)
 	}
-	if s.Unmatched > 0 {
-		fmt.Fprintf(w, "the run made %d calls of statements that are not the profile's (left out of the shares)\n", s.Unmatched)
+	waits := ""
+	if s.WaitsNote == "" && len(s.Waits) > 0 {
+		waits = fmt.Sprintf("; every wait type's share within %.0f points of the capture's", 100*cmp.Or(s.Thresholds.WaitShare, DefaultThresholds.WaitShare))
 	}
-	if s.Similar {
-		fmt.Fprintf(w, "similar: mix within %.0f %% per statement (largest difference %.1f points, %s); rows/call and blocks/call within %g× of the profile's\n",
-			100*s.Thresholds.Share, 100*math.Abs(worst), worstID, s.Thresholds.Ratio)
-		return
-	}
-	fmt.Fprintf(w, "not similar: %s\n", strings.Join(s.Flags, "; "))
+	return fmt.Sprintf("similar: mix within %.0f %% per statement (largest difference %.1f points, %s); rows/call and blocks/call within %g× of the profile's%s",
+		100*s.Thresholds.Share, 100*math.Abs(worst), worstID, s.Thresholds.Ratio, waits)
 }
 
-func mark(off bool) string {
-	if off {
-		return " !"
-	}
-	return ""
-}
+// Times writes a run ÷ captured ratio as "10×" ("—" when unknown).
+func Times(r float64) string { return times(r) }

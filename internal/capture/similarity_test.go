@@ -78,8 +78,7 @@ func TestCompareSimilar(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	sim.Write(&out)
+	out := bytes.NewBufferString(sim.Summary())
 	if !sim.Similar || len(sim.Statements) != 2 || sim.Unmatched != 5 {
 		t.Fatalf("similar %v, %d statements, %d unmatched calls:\n%s", sim.Similar, len(sim.Statements), sim.Unmatched, out.String())
 	}
@@ -96,8 +95,7 @@ func TestCompareFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	sim.Write(&out)
+	out := bytes.NewBufferString(sim.Summary())
 	if sim.Similar {
 		t.Fatalf("similar:\n%s", out.String())
 	}

@@ -4,7 +4,8 @@ package capture
 // pg_stat_statements, for the column each parameter $n is compared with
 // (`col = $n`, `$n < col`, `col IN ($n, …)`, `col BETWEEN $n AND $m`,
 // `col = ANY ($n)`, `col LIKE $n`, `SET col = $n`, `INSERT INTO t (c, …)
-// VALUES ($n, …)`) and the table the column is of (FROM, JOIN, UPDATE,
+// VALUES ($n, …)`; as an operand, not a value: `col ± $n`, `col * $n`,
+// `$n + col`) and the table the column is of (FROM, JOIN, UPDATE,
 // INSERT INTO, DELETE FROM, with aliases). It is not a SQL parser: what it
 // cannot tell it leaves unknown, and the statement is then listed as not
 // parameterised.
@@ -173,6 +174,10 @@ type tableRef struct {
 type columnRef struct {
 	qualifier string
 	name      string
+	// arith: the parameter is an operand of col ± $n, $n + col or col * $n
+	// (a delta or a factor, not a value of the column: pg_stats says
+	// nothing of its distribution).
+	arith bool
 }
 
 // paramColumns finds, for each parameter number in toks, the column it is
@@ -188,9 +193,16 @@ func paramColumns(toks []token) (map[int]columnRef, []tableRef) {
 		if _, ok := cols[t.num]; ok {
 			continue
 		}
-		if c, ok := columnBefore(toks, i); ok {
+		if inArith(toks, i) {
+			// col = $n + x: $n is an operand, not a value of col.
+			if c, ok := arithColumn(toks, i); ok {
+				cols[t.num] = c
+			}
+		} else if c, ok := columnBefore(toks, i); ok {
 			cols[t.num] = c
 		} else if c, ok := columnAfter(toks, i); ok {
+			cols[t.num] = c
+		} else if c, ok := arithColumn(toks, i); ok {
 			cols[t.num] = c
 		}
 	}
@@ -281,6 +293,46 @@ func columnAfter(toks []token, i int) (columnRef, bool) {
 		return columnRef{}, false // an expression or a function call, not a bare column
 	}
 	return columnAt(toks, j)
+}
+
+// inArith says whether the parameter at toks[i] is followed by an
+// arithmetic operator ($n + …, $n * …).
+func inArith(toks []token, i int) bool {
+	if i+1 >= len(toks) || toks[i+1].kind != tokOp {
+		return false
+	}
+	switch toks[i+1].text {
+	case "+", "-", "*", "/", "%", "^", "||":
+		return true
+	}
+	return false
+}
+
+// arithColumn places the parameter at toks[i] as an operand of arithmetic
+// with a column: col + $n, col - $n, col * $n, $n + col, $n * col.
+func arithColumn(toks []token, i int) (columnRef, bool) {
+	arithOp := func(j int) bool {
+		return j >= 0 && j < len(toks) && toks[j].kind == tokOp && (toks[j].text == "+" || toks[j].text == "-" || toks[j].text == "*")
+	}
+	if arithOp(i - 1) {
+		if c, ok := columnAt(toks, i-2); ok {
+			c.arith = true
+			return c, true
+		}
+	}
+	if arithOp(i+1) && i+1 < len(toks) && toks[i+1].text != "-" {
+		j := i + 2
+		if j+2 < len(toks) && toks[j+1].kind == tokPunct && toks[j+1].text == "." {
+			j += 2
+		}
+		if j < len(toks) && !(j+1 < len(toks) && toks[j+1].kind == tokPunct && toks[j+1].text == "(") {
+			if c, ok := columnAt(toks, j); ok {
+				c.arith = true
+				return c, true
+			}
+		}
+	}
+	return columnRef{}, false
 }
 
 // insertColumns places the parameters of INSERT INTO t (c1, c2, …) VALUES

@@ -15,7 +15,12 @@ func TestParamColumns(t *testing.T) {
 	}{
 		{"SELECT abalance FROM pgbench_accounts WHERE aid = $1", map[int]columnRef{1: {name: "aid"}},
 			[]tableRef{{name: "pgbench_accounts"}}},
-		{"UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2", map[int]columnRef{2: {name: "aid"}},
+		{"UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2", map[int]columnRef{1: {name: "abalance", arith: true}, 2: {name: "aid"}},
+			[]tableRef{{name: "pgbench_accounts"}}},
+		{"update t set v = $1 * t.w, u = u - $2 where k = $3", map[int]columnRef{1: {qualifier: "t", name: "w", arith: true}, 2: {name: "u", arith: true}, 3: {name: "k"}},
+			[]tableRef{{name: "t"}}},
+		{"select f($1 + 1) from t", map[int]columnRef{}, []tableRef{{name: "t"}}},
+		{"select 1 from pgbench_accounts where abalance = $1", map[int]columnRef{1: {name: "abalance"}},
 			[]tableRef{{name: "pgbench_accounts"}}},
 		{"update t set v = $1 where k >= $2 and $3 > k2", map[int]columnRef{1: {name: "v"}, 2: {name: "k"}, 3: {name: "k2"}},
 			[]tableRef{{name: "t"}}},

@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/pgtrial/pgtrial/internal/capture"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
@@ -36,7 +38,7 @@ func TestCaptureKnownMix(t *testing.T) {
 	}
 
 	capDir := filepath.Join(dir, "captured")
-	out, _ := mustRun(t, 0, "capture", url, "--out", capDir)
+	out, _ := mustRun(t, 0, "capture", url, "--out", capDir, "--sample-waits", "500ms")
 	t.Logf("capture:\n%s", out)
 	p, err := capture.LoadProfile(capDir)
 	if err != nil {
@@ -110,5 +112,81 @@ func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCaptureTpcbLike: a capture of pgbench's tpcb-like run replays its 5
+// statements: the deltas (abalance + $1) are drawn by the documented
+// default and listed as approximated, pgbench_history's tid, bid and aid
+// (an empty table at ANALYZE, no pg_stats) borrow the statistics of the
+// same-named columns of the other tables, and a run of the scripts works.
+func TestCaptureTpcbLike(t *testing.T) {
+	url := withStatements(t, runTestDB(t))
+	pgtest.Exec(t, url, "SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)")
+	dir := t.TempDir()
+	mustRun(t, 0, "run", url, "--closed", "-t", "200", "--warmup", "0s", "-c", "1", "-b", "tpcb-like",
+		"--no-collect", "--no-report", "--quiet", "--run-dir", filepath.Join(dir, "source"))
+	// A session in pg_sleep (wait type Timeout) while capture samples the
+	// source's waits: the replay, which never sleeps, differs in its waits.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	sleeper := pgtest.Connect(t, ctx, url)
+	slept := make(chan struct{})
+	go func() {
+		defer close(slept)
+		_, _ = sleeper.Exec(ctx, "SELECT pg_sleep(2)")
+	}()
+	time.Sleep(200 * time.Millisecond)
+	capDir := filepath.Join(dir, "captured")
+	out, _ := mustRun(t, 0, "capture", url, "--out", capDir, "--default-range", "100", "--sample-waits", "1s")
+	<-slept
+	t.Logf("capture:\n%s", out)
+	p, err := capture.LoadProfile(capDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, _ := os.ReadFile(filepath.Join(capDir, "README.md"))
+	if p.Waits == nil || p.Waits.Shares["Timeout"] < 0.5 {
+		t.Errorf("the capture's wait profile %+v: want mostly Timeout (the sleeper)", p.Waits)
+	}
+	replay := filepath.Join(dir, "replay")
+	args := []string{"run", url, "--closed", "-T", "2s", "--warmup", "0s", "-c", "1", "--collect", "statements,waits", "--no-report", "--quiet", "--run-dir", replay}
+	var dml int
+	for _, s := range p.Statements {
+		if !strings.HasPrefix(s.Query, "UPDATE") && !strings.HasPrefix(s.Query, "SELECT") && !strings.HasPrefix(s.Query, "INSERT") {
+			continue
+		}
+		dml++
+		if s.Script == "" {
+			t.Errorf("%s not replayed: %s (%s)", s.ID, s.Skipped, s.Query)
+			continue
+		}
+		args = append(args, "-f", fmt.Sprintf("%s@%d", filepath.Join(capDir, s.Script), s.Weight))
+		if strings.Contains(s.Query, "+ $") {
+			if len(s.Approximations) != 1 || !strings.Contains(s.Approximations[0], "drawn uniformly from [-100, 100] (no statistics for a delta") {
+				t.Errorf("%s: approximations %q", s.ID, s.Approximations)
+			} else if want := s.ID + " approximated: " + s.Approximations[0]; !strings.Contains(string(readme), want) {
+				t.Errorf("README.md lacks %q", want)
+			}
+		}
+		if strings.HasPrefix(s.Query, "INSERT INTO pgbench_history") {
+			joined := strings.Join(s.Parameters, "\n")
+			if !strings.Contains(joined, `"pgbench_history".tid has no values in pg_stats: those of a column of the same name, "public"."pgbench_tellers".tid`) {
+				t.Errorf("history's tid does not borrow pgbench_tellers.tid's statistics:\n%s", joined)
+			}
+		}
+	}
+	if dml != 5 {
+		t.Errorf("%d DML statements in the profile, want tpcb-like's 5: %+v", dml, p.Statements)
+	}
+	if t.Failed() {
+		t.Logf("README.md:\n%s", readme)
+		return
+	}
+	mustRun(t, 0, args...)
+	out, _ = mustRun(t, 1, "capture", "compare", capDir, replay)
+	t.Logf("compare:\n%s", out)
+	if want := "the run's sessions spend less of their time in Timeout waits than the source's"; !strings.Contains(out, want) || !strings.Contains(out, "wait profile: share of the active client sessions' samples by wait type") {
+		t.Errorf("compare does not flag the waits (%q):\n%s", want, out)
 	}
 }
