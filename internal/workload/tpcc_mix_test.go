@@ -16,11 +16,7 @@ import (
 // \set and \if are evaluated, each SQL command is a fake step that answers
 // the \gset queries as the loaded database would.
 type tpccSim struct {
-	t       *testing.T
-	prog    *script.Program
-	scripts []*script.Script
-	names   []string
-	weights []int64
+	mixSim
 
 	count        map[string]int
 	rollbacks    int
@@ -40,56 +36,15 @@ func newTPCCSim(t *testing.T) *tpccSim {
 	if !ok {
 		t.Fatal("no tpcc mix")
 	}
-	s := &tpccSim{t: t, count: map[string]int{}, newOrderCIDs: map[int64]int{}, itemIDs: map[int64]int{}}
-	for _, ms := range m.Scripts {
-		p, err := script.Parse(ms.Name, ms.Script)
-		if err != nil {
-			t.Fatalf("%s: %v", ms.Name, err)
-		}
-		if err := p.CheckConditionals(); err != nil {
-			t.Fatalf("%s: %v", ms.Name, err)
-		}
-		s.scripts = append(s.scripts, p)
-		s.names = append(s.names, ms.Name)
-		s.weights = append(s.weights, int64(ms.Weight))
-	}
-	s.prog = script.NewProgram(s.scripts...)
+	s := &tpccSim{mixSim: newMixSim(t, m.Scripts), count: map[string]int{}, newOrderCIDs: map[int64]int{}, itemIDs: map[int64]int{}}
 	return s
-}
-
-func (s *tpccSim) set(c *script.Client, name, value string) {
-	if err := c.SetString("test", name, value); err != nil {
-		s.t.Fatal(err)
-	}
-}
-
-func (s *tpccSim) get(c *script.Client, name string) int64 {
-	v, ok := c.Get(name)
-	if !ok {
-		s.t.Fatalf("variable %s undefined", name)
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		s.t.Fatalf("variable %s = %q: %v", name, v, err)
-	}
-	return n
 }
 
 // run executes one transaction of script k on client c.
 func (s *tpccSim) run(c *script.Client, k int) {
 	name := s.names[k]
 	s.count[name]++
-	c.Begin(k)
-	cmds := s.scripts[k].Commands
-	for i := 0; i < len(cmds); i = c.Next(i) {
-		cmd := cmds[i]
-		if cmd.Kind != script.SQLCommand {
-			if err := c.Exec(i); err != nil {
-				s.t.Fatalf("%s command %d (%s): %v", name, i, cmd.FirstLine, err)
-			}
-			continue
-		}
-		sql := cmd.Text
+	s.tx(c, k, func(sql string) {
 		switch {
 		case strings.HasPrefix(sql, "ROLLBACK"):
 			s.rollbacks++
@@ -126,7 +81,7 @@ func (s *tpccSim) run(c *script.Client, k int) {
 			s.lookups++
 			s.byName += int(s.get(c, "by_name"))
 		}
-	}
+	})
 }
 
 // within fails unless got is within 4 binomial SDs of p·n.

@@ -18,11 +18,7 @@ import (
 // clients (last), an insert takes its next value, the \gset reads of the
 // sequence get last − :off.
 type ycsbSim struct {
-	t       *testing.T
-	prog    *script.Program
-	scripts []*script.Script
-	names   []string
-	weights []int64
+	mixSim
 	clients []*script.Client
 
 	last    int64          // the key sequence's newest key, shared by the clients
@@ -56,20 +52,7 @@ func newYCSBSim(t *testing.T, mix string, fields, n int, records int64, vars map
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &ycsbSim{t: t, last: records - 1, fields: map[int]int{}, ops: map[string]int{}}
-	for _, ms := range mss {
-		p, err := script.Parse(ms.Name, ms.Script)
-		if err != nil {
-			t.Fatalf("%s: %v", ms.Name, err)
-		}
-		if err := p.CheckConditionals(); err != nil {
-			t.Fatalf("%s: %v", ms.Name, err)
-		}
-		s.scripts = append(s.scripts, p)
-		s.names = append(s.names, ms.Name)
-		s.weights = append(s.weights, int64(ms.Weight))
-	}
-	s.prog = script.NewProgram(s.scripts...)
+	s := &ycsbSim{mixSim: newMixSim(t, mss), last: records - 1, fields: map[int]int{}, ops: map[string]int{}}
 	s.prog.ZipfianBelowOne = true // as `pgtrial run` sets it
 	for i := range n {
 		c := s.prog.NewClient(i, prng.NewState(uint64(7000+i)), nil)
@@ -82,39 +65,11 @@ func newYCSBSim(t *testing.T, mix string, fields, n int, records int64, vars map
 	return s
 }
 
-func (s *ycsbSim) set(c *script.Client, name, value string) {
-	if err := c.SetString("test", name, value); err != nil {
-		s.t.Fatal(err)
-	}
-}
-
-func (s *ycsbSim) get(c *script.Client, name string) int64 {
-	v, ok := c.Get(name)
-	if !ok {
-		s.t.Fatalf("variable %s undefined", name)
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		s.t.Fatalf("variable %s = %q: %v", name, v, err)
-	}
-	return n
-}
-
 // run executes one transaction of script k on client c.
 func (s *ycsbSim) run(c *script.Client, k int) {
 	name := s.names[k]
 	s.ops[name]++
-	c.Begin(k)
-	cmds := s.scripts[k].Commands
-	for i := 0; i < len(cmds); i = c.Next(i) {
-		cmd := cmds[i]
-		if cmd.Kind != script.SQLCommand {
-			if err := c.Exec(i); err != nil {
-				s.t.Fatalf("%s command %d (%s): %v", name, i, cmd.FirstLine, err)
-			}
-			continue
-		}
-		sql := string(c.AppendSQL(nil, i))
+	s.tx(c, k, func(sql string) {
 		switch {
 		case strings.HasPrefix(sql, "INSERT INTO usertable"):
 			s.last++
@@ -137,7 +92,7 @@ func (s *ycsbSim) run(c *script.Client, k int) {
 			s.fields[f]++
 			s.updates++
 		}
-	}
+	})
 }
 
 // runMix runs txns transactions, the scripts chosen by weight as the
