@@ -18,13 +18,13 @@ import (
 func loadSection() section[LoadSpec] {
 	return section[LoadSpec]{name: "load", keys: []key[LoadSpec]{
 		{name: engine.FieldClients, doc: "clients (connections), -c", dec: func(d *decoder, l *LoadSpec, e entry, path string, _ *fields) {
-			if v, ok := d.integer(e.val, path, math.MinInt64, math.MaxInt64, engine.LoadRule(engine.FieldClients)); ok {
-				l.Clients = int(max(min(v, math.MaxInt32), math.MinInt32))
+			if v, ok := d.loadCount(e.val, path, engine.FieldClients); ok {
+				l.Clients = v
 			}
 		}},
 		{name: engine.FieldThreads, doc: "client threads (groups), -j; 0: min(clients, CPUs)", dec: func(d *decoder, l *LoadSpec, e entry, path string, _ *fields) {
-			if v, ok := d.integer(e.val, path, math.MinInt64, math.MaxInt64, engine.LoadRule(engine.FieldThreads)); ok {
-				l.Threads = int(max(min(v, math.MaxInt32), math.MinInt32))
+			if v, ok := d.loadCount(e.val, path, engine.FieldThreads); ok {
+				l.Threads = v
 			}
 		}},
 		{name: engine.FieldRate, doc: "the open model's rate, tx/s (--rate)", dec: func(d *decoder, l *LoadSpec, e entry, path string, _ *fields) {
@@ -144,4 +144,12 @@ func (d *decoder) ramp(n *yaml.Node, path string) *Ramp {
 		}
 	}
 	return r
+}
+
+// loadCount is a clients or threads count (engine field name field): any
+// integer decodes, clamped to int32, and engine.Load's rule judges its
+// range later (check), as for `pgtrial run`'s flags.
+func (d *decoder) loadCount(n *yaml.Node, path, field string) (int, bool) {
+	v, ok := d.integer(n, path, math.MinInt64, math.MaxInt64, engine.LoadRule(field))
+	return int(max(min(v, math.MaxInt32), math.MinInt32)), ok
 }

@@ -106,13 +106,13 @@ func scenarioSection() section[ScenarioSpec] {
 			sc.Builtin, sc.Scripts = "", w.Scripts
 		}},
 		{name: engine.FieldClients, doc: "the scenario's clients (default 1)", dec: func(d *decoder, sc *ScenarioSpec, e entry, path string, _ *fields) {
-			if v, ok := d.integer(e.val, path, math.MinInt64, math.MaxInt64, engine.LoadRule(engine.FieldClients)); ok {
-				sc.Clients = int(max(min(v, math.MaxInt32), math.MinInt32))
+			if v, ok := d.loadCount(e.val, path, engine.FieldClients); ok {
+				sc.Clients = v
 			}
 		}},
 		{name: engine.FieldThreads, doc: "the scenario's client threads; 0: min(clients, CPUs)", dec: func(d *decoder, sc *ScenarioSpec, e entry, path string, _ *fields) {
-			if v, ok := d.integer(e.val, path, math.MinInt64, math.MaxInt64, engine.LoadRule(engine.FieldThreads)); ok {
-				sc.Threads = int(max(min(v, math.MaxInt32), math.MinInt32))
+			if v, ok := d.loadCount(e.val, path, engine.FieldThreads); ok {
+				sc.Threads = v
 			}
 		}},
 		{name: engine.FieldRate, doc: "the open model at this rate, tx/s of the scenario's clients together", dec: func(d *decoder, sc *ScenarioSpec, e entry, path string, _ *fields) {
