@@ -94,9 +94,10 @@ type runner struct {
 	foreign string
 	n       int // runs made
 
-	tpccWarehouses int         // builtin tpcc: tpcc_meta's warehouses (runner_tpcc.go)
-	tpccProbe      []trial.Var // builtin tpcc: the mix's probe variables
-	tpccLoad       bool        // builtin tpcc: load workload.warehouses before the runs
+	tpccWarehouses int               // builtin tpcc: tpcc_meta's warehouses (runner_tpcc.go)
+	tpccProbe      []trial.Var       // builtin tpcc: the mix's probe variables the file does not define
+	tpccProbeGot   map[string]string // builtin tpcc: every probe variable as the clients get it (run.json's workload.probe)
+	tpccLoad       bool              // builtin tpcc: load workload.warehouses before the runs
 
 	scenarios []trial.Scenario // the file's concurrent scenarios (runner_scenarios.go); nil: none
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pgtrial/pgtrial/internal/loader"
-	"github.com/pgtrial/pgtrial/internal/pgerr"
 	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/report/format"
 	"github.com/pgtrial/pgtrial/internal/results"
@@ -120,8 +119,7 @@ func (r *runner) tpccPreflight(ctx context.Context, conn *pgx.Conn) error {
 			return fmt.Errorf("%s: workload: builtin %s: %w", s.File, s.Workload.Builtin, err)
 		}
 		r.tpccWarehouses = have
-		r.tpccProbe, err = tpccProbeVars(ctx, conn, s.Workload.Builtin)
-		return err
+		return r.readTPCCProbe(ctx)
 	}
 	t, err := readTPCCTables(ctx, conn)
 	if err != nil {
@@ -132,8 +130,7 @@ func (r *runner) tpccPreflight(ctx context.Context, conn *pgx.Conn) error {
 		return err
 	}
 	r.tpccWarehouses = t.warehouses
-	r.tpccProbe, err = tpccProbeVars(ctx, conn, s.Workload.Builtin)
-	return err
+	return r.readTPCCProbe(ctx)
 }
 
 // tpccLoads says whether table is one the experiment's TPC-C load makes
@@ -172,79 +169,35 @@ func (r *runner) loadTPCC(ctx context.Context) error {
 	r.rec.Loaded = &TablesLoaded{Workload: "tpcc", Warehouses: n, Seed: tpccLoadSeed, Command: cmd, DurationS: res.Total.Seconds()}
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	conn, err := ownConnect(cctx, r.env.ConnString)
+	return r.readTPCCProbe(cctx)
+}
+
+// readTPCCProbe runs the mix's probe (workload.Mix.Probe) with
+// trial.RunProbe, as `pgtrial run` does: the columns that
+// workload.variables does not define become client variables
+// (r.tpccProbe), and every column with the value the clients get is
+// run.json's workload.probe (r.tpccProbeGot).
+func (r *runner) readTPCCProbe(ctx context.Context) error {
+	s := r.spec
+	m, _ := workload.FindMix(s.Workload.Builtin)
+	vars := make([]trial.Var, len(s.Workload.Variables))
+	for i, x := range s.Workload.Variables {
+		vars[i] = trial.Var{Name: x.Name, Value: x.Value}
+	}
+	var err error
+	r.tpccProbe, r.tpccProbeGot, err = trial.RunProbe(ctx, r.env.ConnString, s.Workload.Builtin, m.Probe, vars)
 	if err != nil {
-		return pgerr.Connect(err, nil)
+		return fmt.Errorf("%s: workload: builtin %s: %w", s.File, s.Workload.Builtin, err)
 	}
-	defer conn.Close(context.Background())
-	r.tpccProbe, err = tpccProbeVars(cctx, conn, r.spec.Workload.Builtin)
-	return err
-}
-
-// tpccProbeVars runs the mix's probe (workload.Mix.Probe): its columns are
-// the client variables.
-func tpccProbeVars(ctx context.Context, conn *pgx.Conn, builtin string) ([]trial.Var, error) {
-	m, _ := workload.FindMix(builtin)
-	if m.Probe == "" {
-		return nil, nil
-	}
-	rows, err := conn.Query(ctx, m.Probe)
-	if err != nil {
-		return nil, fmt.Errorf("workload: builtin %s: probe: %w", builtin, err)
-	}
-	defer rows.Close()
-	var vars []trial.Var
-	if rows.Next() {
-		vals, err := rows.Values()
-		if err != nil {
-			return nil, err
-		}
-		for i, fd := range rows.FieldDescriptions() {
-			vars = append(vars, trial.Var{Name: fd.Name, Value: fmt.Sprint(vals[i])})
-		}
-	}
-	return vars, rows.Err()
-}
-
-// tpccVars are the probe's variables the file's do not define.
-func tpccVars(probe []trial.Var, file []trial.Var) []trial.Var {
-	out := append([]trial.Var(nil), file...)
-	for _, p := range probe {
-		defined := false
-		for _, f := range file {
-			defined = defined || strings.EqualFold(f.Name, p.Name)
-		}
-		if !defined {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// tpccProbeGot is run.json's workload.probe: each probe variable with the
-// value the clients get (the file's variable wins, as in trial.RunProbe;
-// vars holds the probe's own values after the file's).
-func tpccProbeGot(probe, vars []trial.Var) map[string]string {
-	if len(probe) == 0 {
-		return nil
-	}
-	got := make(map[string]string, len(probe))
-	for _, p := range probe {
-		for _, v := range vars { // the last one wins, as the clients assign them in order
-			if strings.EqualFold(v.Name, p.Name) {
-				got[p.Name] = v.Value
-			}
-		}
-	}
-	return got
+	return nil
 }
 
 // addTPCC makes tc a TPC-C-like run's: NOPM's window query and, at its
 // end, the figures and the consistency checks in its run.json.
 func (r *runner) addTPCC(tc *trial.Config) {
 	mode, warehouses, connString, clients := r.spec.Workload.TPCCMode, r.tpccWarehouses, tc.ConnString, tc.Clients
-	tc.Vars = tpccVars(r.tpccProbe, tc.Vars)
-	tc.Probe = tpccProbeGot(r.tpccProbe, tc.Vars)
+	tc.Vars = append(tc.Vars, r.tpccProbe...)
+	tc.Probe = r.tpccProbeGot
 	tc.Workload = r.spec.Workload.Builtin
 	tc.WindowQueries = append(tc.WindowQueries, tpcc.NOPMQuery)
 	tc.BeforeFinish = func(run *results.Run, res *trial.Result) {
