@@ -121,7 +121,7 @@ func explainOne(ctx context.Context, pc *pgconn.PgConn, major int, rq PlanReques
 		return
 	}
 	if ok, why := Explainable(rq.Statement.Text); !ok {
-		st.Params, st.Reason = nil, why
+		st.Params, st.Reason, st.Utility = nil, why, true
 		return
 	}
 	var out string

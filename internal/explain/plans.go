@@ -28,6 +28,10 @@ type PlanChanges struct {
 	// NotExplained are the statements without a plan, with why (one per
 	// statement and reason; the runs it applies to).
 	NotExplained []*PlanNotExplained `json:"not_explained,omitempty"`
+	// Utility are the statements EXPLAIN has no plan of by their kind
+	// (results.PlanStatement.Utility: BEGIN, END, SET, …), by first word:
+	// how many statements of each (not in NotExplained).
+	Utility map[string]int `json:"utility,omitempty"`
 	// Runs is how many runs had a plans.json; Missing the runs without one
 	// ("RUN: why").
 	Runs    int      `json:"runs"`
@@ -101,6 +105,7 @@ type planStmt struct {
 	order     [2]int                    // script index, position in its plans.json: the scripts' order
 	byVariant map[string][]*PlanShape   // variant → distinct shapes
 	reasons   map[string]map[string]int // reason → runs
+	utility   bool                      // no plan by its kind (results.PlanStatement.Utility)
 }
 
 // plans finds the plans that changed between variants.
@@ -131,6 +136,10 @@ func plans(in *ExperimentInput, cfg Config) (*PlanChanges, []string) {
 					byVariant: map[string][]*PlanShape{}, reasons: map[string]map[string]int{}}
 				stmts[k] = st
 			}
+			if s.Shape == nil && s.Utility {
+				st.utility = true
+				continue
+			}
 			if s.Shape == nil {
 				if st.reasons[s.Reason] == nil {
 					st.reasons[s.Reason] = map[string]int{}
@@ -159,6 +168,13 @@ func plans(in *ExperimentInput, cfg Config) (*PlanChanges, []string) {
 		return a.order[1] - b.order[1]
 	})
 	for _, st := range ordered {
+		if st.utility {
+			if out.Utility == nil {
+				out.Utility = map[string]int{}
+			}
+			out.Utility[firstWord(st.key.text)]++
+			continue
+		}
 		for reason, byV := range sortedReasons(st.reasons) {
 			n := 0
 			for _, c := range byV {
@@ -264,3 +280,10 @@ func runName(r ExpRun) string {
 // normText collapses blanks (plans.json's texts are normalised already;
 // an older or hand-made file may not be).
 func normText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// firstWord is a statement's first word, upper case ("BEGIN" of "begin;"),
+// for naming the utility statements.
+func firstWord(text string) string {
+	w, _, _ := strings.Cut(strings.TrimSpace(text), " ")
+	return strings.ToUpper(strings.TrimRight(w, ";"))
+}

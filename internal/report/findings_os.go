@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -290,17 +291,26 @@ func runAlarmsBlocks(a []*explain.RunAlarms) []Block {
 	if len(a) == 0 {
 		return nil
 	}
-	head := []string{"variant", "level", "runs"}
+	// Levels are a ramp's or a search's; an experiment at one load has
+	// none (0), and no level column.
+	leveled := slices.ContainsFunc(a, func(ra *explain.RunAlarms) bool { return ra.Level != 0 })
+	head, title := []string{"variant", "runs"}, "OS alarms per variant (share of time: median (min–max) over the runs)"
+	if leveled {
+		head, title = []string{"variant", "level", "runs"}, "OS alarms per variant and level (share of time: median (min–max) over the runs)"
+	}
 	for _, it := range a[0].Items {
 		head = append(head, it.Name)
 	}
-	t := &Table{Title: "OS alarms per variant and level (share of time: median (min–max) over the runs)", Head: head}
+	t := &Table{Title: title, Head: head}
 	conds := make([]string, 0, len(a[0].Items))
 	for _, it := range a[0].Items {
 		conds = append(conds, it.Name+": "+it.Condition)
 	}
 	for _, ra := range a {
-		row := []Cell{Text(ra.Variant), Text(format.Sig3(ra.Level)), Text(strconv.Itoa(ra.Runs))}
+		row := []Cell{Text(ra.Variant), Text(strconv.Itoa(ra.Runs))}
+		if leveled {
+			row = []Cell{Text(ra.Variant), Text(format.Sig3(ra.Level)), Text(strconv.Itoa(ra.Runs))}
+		}
 		for _, it := range ra.Items {
 			if it.Missing != "" || it.Runs == 0 {
 				row = append(row, Absent(cmp.Or(it.Missing, "not measured")))

@@ -96,3 +96,24 @@ func TestVariantParetoText(t *testing.T) {
 		}
 	}
 }
+
+// TestRunAlarmsWithoutLevels: an experiment at one load (level 0) has no
+// level column in its OS alarms, a ramp's has.
+func TestRunAlarmsWithoutLevels(t *testing.T) {
+	one := []*explain.RunAlarms{{Variant: "a", Runs: 2, Items: []explain.LevelAlarm{{Name: "iowait", Condition: "wa > 10 %", Runs: 2, Median: 0.5, Min: 0.4, Max: 0.6}}}}
+	var b strings.Builder
+	if err := WriteText(&b, (&Doc{}).Add(runAlarmsBlocks(one)...)); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "OS alarms per variant (") || strings.Contains(out, "level") {
+		t.Errorf("one load:\n%s", out)
+	}
+	one[0].Level = 4
+	b.Reset()
+	if err := WriteText(&b, (&Doc{}).Add(runAlarmsBlocks(one)...)); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "OS alarms per variant and level") || !strings.Contains(out, "  a        4      2") {
+		t.Errorf("a ramp:\n%s", out)
+	}
+}

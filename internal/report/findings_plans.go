@@ -2,7 +2,9 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/pgtrial/pgtrial/internal/explain"
@@ -35,6 +37,14 @@ func planChangesBlocks(p *explain.PlanChanges) []Block {
 		p.Same, format.Plural(p.Same, "statement", "statements"), p.Runs, format.Plural(p.Runs, "run", "runs")))
 	out := []Block{l}
 	var notes []string
+	if len(p.Utility) > 0 {
+		n, kinds := 0, slices.Sorted(maps.Keys(p.Utility))
+		for _, k := range kinds {
+			n += p.Utility[k]
+		}
+		notes = append(notes, fmt.Sprintf("%d transaction-control or utility %s with no plan to compare (%s)",
+			n, format.Plural(n, "statement", "statements"), strings.Join(kinds, ", ")))
+	}
 	for _, n := range p.NotExplained {
 		notes = append(notes, fmt.Sprintf("%s %s — %s (%d %s)", planWhere(n.Script, n.Command, n.Part, 0),
 			format.OneLine(results.RedactSQL(n.Text), planTextRunes), redact(n.Reason), n.Runs, format.Plural(n.Runs, "run", "runs")))

@@ -66,6 +66,9 @@ type PlanStatement struct {
 	Cost   float64 `json:"cost,omitempty"`
 	Rows   float64 `json:"rows,omitempty"`
 	Reason string  `json:"reason,omitempty"` // why it was not explained
+	// Utility: a statement EXPLAIN has no plan of by its kind (BEGIN,
+	// END, SET, …: transaction control or utility), Reason says which.
+	Utility bool `json:"utility,omitempty"`
 }
 
 // PlanParam is a :variable and the value substituted for it.
