@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -127,9 +126,7 @@ func runAge(ctx context.Context, o ageOptions, arg string, stdout, stderr io.Wri
 	r, err := age.Run(ctx, cc, cfg)
 	if r != nil && r.After.Pages > 0 {
 		if o.json {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			if jerr := enc.Encode(r); jerr != nil {
+			if jerr := printJSON(stdout, jsonAge, r); jerr != nil {
 				return jerr
 			}
 		} else {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -328,12 +327,7 @@ func buildComparison(o *compareOptions, nameA, nameB string, aDirs, bDirs []stri
 
 // writeCompareJSON prints v (a comparison, or a list of them) as JSON.
 func writeCompareJSON(stdout io.Writer, v any) error {
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return &exitError{code: exitRunFail, err: fmt.Errorf("encode the comparison as JSON: %w", err)}
-	}
-	return nil
+	return printJSON(stdout, jsonCompare, v)
 }
 
 // writeCompareText prints a comparison for people.

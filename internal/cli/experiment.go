@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -304,9 +303,7 @@ func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, std
 		return err
 	}
 	if j.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if jerr := enc.Encode(rec); jerr != nil {
+		if jerr := printJSON(stdout, jsonExperiment, rec); jerr != nil {
 			return jerr
 		}
 	} else if terr := j.text(stdout, rec, dir); terr != nil {

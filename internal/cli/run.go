@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -377,9 +376,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	summary := r.Summary
 
 	if o.json {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(jsonSummary{Summary: summary, Scenarios: run.Scenarios, Evidence: run.Evidence, Checks: run.Checks, RunDir: dirPath}); err != nil {
+		if err := printJSON(stdout, jsonRunSummary, jsonSummary{Summary: summary, Scenarios: run.Scenarios, Evidence: run.Evidence, Checks: run.Checks, RunDir: dirPath}); err != nil {
 			return err
 		}
 	} else {
