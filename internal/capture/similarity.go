@@ -17,6 +17,7 @@ package capture
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -27,10 +28,10 @@ import (
 
 // Thresholds are what the similarity flags.
 type Thresholds struct {
-	Share float64 // |run share − captured share|, absolute (0.03)
-	Ratio float64 // run/captured per-call ratio above it or below 1/it (2)
+	Share float64 `json:"share"` // |run share − captured share|, absolute (0.03)
+	Ratio float64 `json:"ratio"` // run/captured per-call ratio above it or below 1/it (2)
 	// WaitShare: |run share − captured share| of a wait type, absolute (0.10)
-	WaitShare float64
+	WaitShare float64 `json:"wait_share"`
 }
 
 // DefaultThresholds: 3 points of share, a factor of 2 per call, 10 points
@@ -39,28 +40,55 @@ var DefaultThresholds = Thresholds{Share: 0.03, Ratio: 2, WaitShare: 0.10}
 
 // StatementSimilarity is one scripted statement's comparison.
 type StatementSimilarity struct {
-	ID, Query                    string
-	Calls                        int64   // in the run
-	CapturedShare, RunShare      float64 // of the scripts' calls
-	CapturedRows, RunRows        float64 // per call
-	CapturedBlocks, RunBlocks    float64 // shared blocks per call
-	CapturedMeanMs, RunMeanMs    float64
-	ShareOff, RowsOff, BlocksOff bool
-	RowsRatio, BlocksRatio       float64 // run ÷ captured; NaN when the profile's is 0
+	ID             string  `json:"id"`
+	Query          string  `json:"query"`
+	Calls          int64   `json:"calls"`           // in the run
+	CapturedShare  float64 `json:"captured_share"`  // of the scripts' calls
+	RunShare       float64 `json:"run_share"`       // of the scripts' calls
+	CapturedRows   float64 `json:"captured_rows"`   // per call
+	RunRows        float64 `json:"run_rows"`        // per call
+	CapturedBlocks float64 `json:"captured_blocks"` // shared blocks per call
+	RunBlocks      float64 `json:"run_blocks"`      // shared blocks per call
+	CapturedMeanMs float64 `json:"captured_mean_ms"`
+	RunMeanMs      float64 `json:"run_mean_ms"`
+	ShareOff       bool    `json:"share_off"`
+	RowsOff        bool    `json:"rows_off"`
+	BlocksOff      bool    `json:"blocks_off"`
+	RowsRatio      float64 `json:"-"` // run ÷ captured; NaN when the profile's is 0
+	BlocksRatio    float64 `json:"-"` // run ÷ captured; NaN when the profile's is 0
+}
+
+// MarshalJSON writes s with its ratios as rows_ratio and blocks_ratio, null
+// when the profile's figure is 0 (NaN, which JSON cannot hold).
+func (s StatementSimilarity) MarshalJSON() ([]byte, error) {
+	type plain StatementSimilarity
+	return json.Marshal(struct {
+		plain
+		RowsRatio   *float64 `json:"rows_ratio"`
+		BlocksRatio *float64 `json:"blocks_ratio"`
+	}{plain(s), finite(s.RowsRatio), finite(s.BlocksRatio)})
+}
+
+// finite is &v, or nil for NaN and ±Inf.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
 }
 
 // Similarity is the comparison of a run with a profile.
 type Similarity struct {
-	Thresholds Thresholds
-	Phase      string // the run's phase compared
-	Statements []StatementSimilarity
-	Unmatched  int64 // the run's calls of statements not in the profile
-	Waits      []WaitSimilarity
-	WaitsNote  string // why the waits were not compared ("" when they were)
+	Thresholds Thresholds            `json:"thresholds"`
+	Phase      string                `json:"phase"` // the run's phase compared
+	Statements []StatementSimilarity `json:"statements"`
+	Unmatched  int64                 `json:"unmatched"` // the run's calls of statements not in the profile
+	Waits      []WaitSimilarity      `json:"waits"`
+	WaitsNote  string                `json:"waits_note"` // why the waits were not compared ("" when they were)
 	// WaitsCaveat: the run's waits.csv is of another source than the capture's
-	WaitsCaveat string
-	Similar     bool // no flag
-	Flags       []string
+	WaitsCaveat string   `json:"waits_caveat"`
+	Similar     bool     `json:"similar"` // no flag
+	Flags       []string `json:"flags"`
 }
 
 // tagRE reads a captured script's tag in a statement's text.

@@ -99,9 +99,10 @@ func shares(by map[string]int64) map[string]float64 {
 
 // WaitSimilarity compares one wait type's share.
 type WaitSimilarity struct {
-	Type                    string
-	CapturedShare, RunShare float64
-	Off                     bool
+	Type          string  `json:"type"`
+	CapturedShare float64 `json:"captured_share"`
+	RunShare      float64 `json:"run_share"`
+	Off           bool    `json:"off"`
 }
 
 // compareWaits compares the run's waits.csv (client rows) with the

@@ -35,6 +35,7 @@ const adviseTimeout = 60 * time.Second
 const adviseMinRepeats = 5
 
 type adviseOptions struct {
+	json                         bool
 	url, workload, out, builtin  string
 	cpus                         int
 	ram, storage                 string
@@ -82,6 +83,7 @@ cluster "default".`,
 	f := cmd.Flags()
 	f.SortFlags = false
 	f.StringVar(&o.url, "url", "", `connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster "default"`)
+	f.BoolVar(&o.json, "json", false, "print the advice as JSON on stdout (the experiment file is written as without it)")
 	f.StringVar(&o.workload, "workload", "oltp", "pgtune's DB type: web, oltp, dw, desktop or mixed")
 	f.StringVar(&o.out, "out", "advise.yaml", "the experiment file to write")
 	f.StringVar(&o.builtin, "builtin", "tpcb-like", "the experiment's workload: a built-in script (tpcb-like, simple-update, select-only, tpcc, …)")
@@ -168,9 +170,10 @@ func runAdvise(ctx context.Context, o *adviseOptions, arg string, stdout, stderr
 		return err
 	}
 	restartOK := res.Local != nil || o.restartCommand != ""
-	doc := adviseDoc(wl, hw, facts, advice, restartOK)
-	if err := report.WriteText(stdout, doc); err != nil {
-		return err
+	if !o.json {
+		if err := report.WriteText(stdout, adviseDoc(wl, hw, facts, advice, restartOK)); err != nil {
+			return err
+		}
 	}
 	file, err := adviseExperiment(o, wl, hw, facts, advice, res, restartOK)
 	if err != nil {
@@ -182,6 +185,9 @@ func runAdvise(ctx context.Context, o *adviseOptions, arg string, stdout, stderr
 	}
 	if err := os.WriteFile(o.out, file, 0o644); err != nil {
 		return fmt.Errorf("advise: write the experiment file: %w", err)
+	}
+	if o.json {
+		return printJSON(stdout, jsonAdvise, newAdviseJSON(wl, hw, facts, advice, restartOK, o.out))
 	}
 	fmt.Fprintf(stdout, "\nwrote %s: variants current and advised, %d runs each; check it with\n  pgtrial experiment --check %s\nand measure with\n  pgtrial experiment %s\n", o.out, o.repeats, o.out, o.out)
 	return nil
@@ -348,6 +354,48 @@ func adviseDoc(wl advise.Workload, hw *hardware, f *serverFacts, advice []advise
 	}
 	doc.Add(t)
 	return doc
+}
+
+// adviseJSON is advise --json: what the text shows, and the file written.
+type adviseJSON struct {
+	Workload      string          `json:"workload"` // pgtune's DB type
+	ServerVersion int             `json:"server_version_major"`
+	MaxConns      int             `json:"max_connections"`
+	CPUs          int             `json:"cpus,omitempty"` // 0: unknown
+	CPUsSource    string          `json:"cpus_source"`
+	RAMBytes      int64           `json:"ram_bytes"`
+	RAMSource     string          `json:"ram_source"`
+	Storage       string          `json:"storage"`
+	StorageSource string          `json:"storage_source"`
+	Settings      []adviseSetting `json:"settings"`
+	Experiment    string          `json:"experiment_file"`
+}
+
+type adviseSetting struct {
+	Name    string `json:"name"`
+	Current string `json:"current,omitempty"` // absent: the server did not show it
+	Advised string `json:"advised,omitempty"` // absent: the rule advises nothing (leave it)
+	Restart bool   `json:"restart"`           // pg_settings.context = postmaster
+	// LeftOut: it needs a restart, which the experiment cannot do on a
+	// server given by URL without --restart-command.
+	LeftOut bool   `json:"left_out,omitempty"`
+	Rule    string `json:"rule"`
+}
+
+func newAdviseJSON(wl advise.Workload, hw *hardware, f *serverFacts, advice []advise.Setting, restartOK bool, file string) adviseJSON {
+	j := adviseJSON{
+		Workload: string(wl), ServerVersion: f.versionNum / 10000, MaxConns: f.maxConnections,
+		CPUs: hw.cpus, CPUsSource: hw.cpusSrc, RAMBytes: hw.ram, RAMSource: hw.ramSrc,
+		Storage: string(hw.storage), StorageSource: hw.stSrc, Experiment: file, Settings: []adviseSetting{},
+	}
+	for _, s := range advice {
+		cur := f.settings[s.Name]
+		j.Settings = append(j.Settings, adviseSetting{
+			Name: s.Name, Current: cur.value, Advised: s.Value, Restart: cur.restart,
+			LeftOut: cur.restart && !restartOK && s.Value != "", Rule: s.Rule,
+		})
+	}
+	return j
 }
 
 // The experiment file, in the experiment package's keys (doc.go).

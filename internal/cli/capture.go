@@ -105,6 +105,7 @@ func runCapture(ctx context.Context, cfg capture.Config, arg, url string, stdout
 
 func newCaptureCompareCommand() *cobra.Command {
 	th := capture.DefaultThresholds
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "compare DIR RUN_DIR",
 		Short: "Compare a run of a captured workload with its profile",
@@ -123,7 +124,11 @@ Exit status: 0 similar; 1 a flag was raised, or the directories could not be rea
 			if err != nil {
 				return err
 			}
-			if err := report.WriteText(cmd.OutOrStdout(), captureCompareDoc(sim)); err != nil {
+			if asJSON {
+				if err := printJSON(cmd.OutOrStdout(), jsonCaptureCompare, sim); err != nil {
+					return err
+				}
+			} else if err := report.WriteText(cmd.OutOrStdout(), captureCompareDoc(sim)); err != nil {
 				return err
 			}
 			if !sim.Similar {
@@ -135,6 +140,7 @@ Exit status: 0 similar; 1 a flag was raised, or the directories could not be rea
 	f := cmd.Flags()
 	f.Float64Var(&th.Share, "share", th.Share, "flag a statement whose share of calls differs by more than this (absolute: 0.03 = 3 points)")
 	f.Float64Var(&th.WaitShare, "wait-share", th.WaitShare, "flag a wait type whose share of the active sessions' samples differs by more than this (absolute: 0.10 = 10 points)")
+	f.BoolVar(&asJSON, "json", false, "print the comparison as JSON on stdout (the exit status is the same)")
 	f.Float64Var(&th.Ratio, "ratio", th.Ratio, "flag rows/call or blocks/call more than this factor from the profile's")
 	return cmd
 }

@@ -20,6 +20,7 @@ const checkTimeout = 10 * time.Minute
 
 func newCheckCommand() *cobra.Command {
 	var url, wl string
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "check -w tpcc [flags] [URL]",
 		Short: "Check a workload's tables for consistency (TPC-C-like: the specification's conditions 1-4)",
@@ -47,16 +48,17 @@ Exit status: 0 every condition holds; 1 a condition failed, or the check could n
 			if err != nil {
 				return err
 			}
-			return runCheck(cmd.Context(), wl, arg, url, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runCheck(cmd.Context(), wl, arg, url, asJSON, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
 	f.StringVarP(&wl, "workload", "w", "", `the workload whose tables to check: "tpcc"`)
+	f.BoolVar(&asJSON, "json", false, "print the conditions as JSON on stdout (as run.json's tpcc.checks; the exit status is the same)")
 	f.StringVar(&url, "url", "", `connection string (postgres:// URL or key=value) or database name; default: the libpq environment (PGHOST, …) if set, else the local cluster "default"`)
 	return cmd
 }
 
-func runCheck(ctx context.Context, wl, arg, url string, stdout, stderr io.Writer) error {
+func runCheck(ctx context.Context, wl, arg, url string, asJSON bool, stdout, stderr io.Writer) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -80,7 +82,13 @@ func runCheck(ctx context.Context, wl, arg, url string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	printChecks(stdout, cs)
+	if asJSON {
+		if err := printJSON(stdout, jsonCheck, cs); err != nil {
+			return err
+		}
+	} else {
+		printChecks(stdout, cs)
+	}
 	if n := tpcc.Failed(cs); n > 0 {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("TPC-C consistency: %d of %d conditions failed (see above)", n, len(cs))}
 	}

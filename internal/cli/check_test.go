@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/pgtrial/pgtrial/internal/pgtest"
+	"github.com/pgtrial/pgtrial/internal/results"
 )
 
 // tpccCheckTables are the columns the TPC-C checks read: 1 warehouse, 1
@@ -42,6 +44,13 @@ func TestCheckCommandExitCodes(t *testing.T) {
 	want := "condition 1: warehouse 1: W_YTD 30000.00 ≠ sum(D_YTD) 30012.50"
 	if code != 1 || !strings.Contains(out, "condition 1 FAILED") || !strings.Contains(out, want) || !strings.Contains(errOut, "1 of 4 conditions failed") {
 		t.Errorf("corrupted D_YTD: exit %d\n%s%s; want 1 and %q", code, out, errOut, want)
+	}
+
+	// --json: the same conditions as run.json's tpcc.checks, the same exit status.
+	code, out, errOut = runCLI(t, "check", "-w", "tpcc", "--json", url)
+	var cs []results.TPCCCheck
+	if err := json.Unmarshal([]byte(out), &cs); err != nil || code != 1 || len(cs) != 4 || cs[0].Pass || !cs[1].Pass {
+		t.Errorf("--json: exit %d, %v: %s%s", code, err, out, errOut)
 	}
 
 	if code, _, errOut := runCLI(t, "check", "-w", "ycsb", url); code != 1 || !strings.Contains(errOut, "-w tpcc") {

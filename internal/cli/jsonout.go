@@ -9,10 +9,17 @@ import (
 // JSON outputs' kinds: the name of each --json output's shape. One output, one
 // kind; the kind names its schema (schema/<kind>.schema.json).
 const (
-	jsonRunSummary = "run-summary" // run/pgbench --json: the summary, scenarios, evidence, checks
-	jsonCompare    = "compare"     // compare --json: one comparison, or an array of them
-	jsonExperiment = "experiment"  // experiment/capacity/demo --json: experiment.json
-	jsonAge        = "age"         // age --json: the aging's result
+	jsonRunSummary     = "run-summary"     // run/pgbench --json: the summary, scenarios, evidence, checks
+	jsonCompare        = "compare"         // compare --json: one comparison, or an array of them
+	jsonExperiment     = "experiment"      // experiment/capacity/demo --json: experiment.json
+	jsonAge            = "age"             // age --json: the aging's result
+	jsonRuns           = "runs"            // runs --json: the run and experiment directories under a folder
+	jsonCheck          = "check"           // check --json: the TPC-C consistency conditions (as run.json's tpcc.checks)
+	jsonMask           = "mask"            // mask --json: the columns masked and the proof
+	jsonVersion        = "version"         // version --json: the tool (as run.json's "tool")
+	jsonCaptureCompare = "capture-compare" // capture compare --json: a run against the captured profile
+	jsonAdvise         = "advise"          // advise --json: the hardware, the settings advised and the experiment file
+	jsonLocalStatus    = "local-status"    // local status --json: the cluster's state
 )
 
 // printJSON writes v as indented JSON on w: every command's --json output goes

@@ -218,7 +218,8 @@ not an error.`,
 }
 
 func newLocalStatusCommand(f *localFlags) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show the cluster's state, version, port, pid, addresses, size and URL",
 		Long: `Show the cluster's state (running, stopped, not created), PostgreSQL version, port,
@@ -238,6 +239,15 @@ pg_ctl status), 1 on errors.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
+			if asJSON {
+				if err := printJSON(out, jsonLocalStatus, newLocalStatusJSON(st)); err != nil {
+					return err
+				}
+				if st.State != localpg.Running {
+					return &exitError{code: exitNotRunning, err: fmt.Errorf("cluster %q is %s", st.Name, st.State)}
+				}
+				return nil
+			}
 			printNote(out, c)
 			row := func(k string, v any) { fmt.Fprintf(out, "%-10s %v\n", k+":", v) }
 			row("cluster", st.Name)
@@ -263,6 +273,45 @@ pg_ctl status), 1 on errors.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the status as JSON on stdout (the exit status is the same)")
+	return cmd
+}
+
+// localStatusJSON is local status --json: localpg.Status with the field
+// names of run.json (snake_case) and the addresses as strings.
+type localStatusJSON struct {
+	Name      string   `json:"name"`
+	State     string   `json:"state"`
+	Dir       string   `json:"dir"`
+	Note      string   `json:"note,omitempty"`
+	Version   string   `json:"server_version,omitempty"`
+	Port      int      `json:"port,omitempty"`
+	PID       int      `json:"pid,omitempty"`
+	Listen    []string `json:"listen,omitempty"`
+	ListenErr string   `json:"listen_error,omitempty"`
+	DataDir   string   `json:"data_dir,omitempty"`
+	DataBytes int64    `json:"data_bytes,omitempty"`
+	SocketDir string   `json:"socket_dir,omitempty"`
+	LogFile   string   `json:"log_file,omitempty"`
+	OSUser    string   `json:"os_user,omitempty"`
+	URL       string   `json:"url,omitempty"`
+}
+
+func newLocalStatusJSON(st localpg.Status) localStatusJSON {
+	j := localStatusJSON{
+		Name: st.Name, State: string(st.State), Dir: st.Dir, Note: st.Note,
+		DataDir: st.DataDir, SocketDir: st.SocketDir, LogFile: st.LogFile, OSUser: st.OSUser,
+	}
+	if st.State != localpg.NotCreated {
+		j.Version, j.Port, j.PID, j.DataBytes, j.URL = st.Version, st.Port, st.PID, st.DataBytes, st.URL
+	}
+	for _, a := range st.Listen {
+		j.Listen = append(j.Listen, a.String())
+	}
+	if st.ListenErr != nil {
+		j.ListenErr = st.ListenErr.Error()
+	}
+	return j
 }
 
 // listening describes the TCP addresses a running cluster listens on, e.g.

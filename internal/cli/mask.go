@@ -14,6 +14,7 @@ import (
 
 // maskOptions are mask's flags.
 type maskOptions struct {
+	json               bool
 	url                string
 	columns            []string
 	keyFile, keyEnv    string
@@ -76,6 +77,7 @@ reduce them, WAL archives and backups keep them): dump the clone, then drop it.`
 	f.BoolVar(&o.domain, "keep-domain", false, "for values with an '@' (emails), mask only the part before it and keep the domain")
 	f.BoolVar(&o.onClone, "i-am-on-a-clone", false, `the database is a clone, though not marked as pgtrial's (comment "pgtrial:…")`)
 	f.IntVar(&o.prove, "prove", o.prove, "originals sampled per column and searched for in a pg_dump of the masked tables; 0: no proof")
+	f.BoolVar(&o.json, "json", false, "print the result as JSON on stdout (progress and warnings go to stderr)")
 	f.StringVar(&o.pgDump, "pg-dump", "", "the pg_dump to prove with (default: found next to the server's binaries)")
 	return cmd
 }
@@ -86,6 +88,10 @@ func runMask(ctx context.Context, o maskOptions, arg string, stdout, stderr io.W
 	}
 	if !o.keepNulls {
 		return errors.New("mask: --keep-nulls=false: NULLs always stay NULL (a NULL holds no personal data, and one masked value in place of every NULL would break unique constraints)")
+	}
+	progress := stdout
+	if o.json {
+		progress = stderr
 	}
 	key, err := mask.ReadKey(o.keyFile, o.keyEnv, nil)
 	if err != nil {
@@ -101,12 +107,19 @@ func runMask(ctx context.Context, o maskOptions, arg string, stdout, stderr io.W
 		ConnString: res.ConnString, Columns: o.columns, Key: key,
 		KeepLength: o.keepLength, KeepDomain: o.domain, OnClone: o.onClone,
 		Prove: o.prove, PgDump: o.pgDump,
-		Out: func(s string) { fmt.Fprintln(stdout, s) },
+		Out: func(s string) { fmt.Fprintln(progress, s) },
 	})
 	if err != nil {
 		return err
 	}
-	printMask(stdout, r)
+	if o.json {
+		if err := printJSON(stdout, jsonMask, r); err != nil {
+			return err
+		}
+		printMaskWarnings(stderr, r)
+	} else {
+		printMask(stdout, r)
+	}
 	if n := r.Found(); n > 0 {
 		return fmt.Errorf("mask: the pg_dump of the masked tables still contains %d sampled original value(s) (see above): do not use this dump; "+
 			"another column of these tables may hold the same personal data: mask it too", n)
@@ -133,6 +146,12 @@ func printMask(w io.Writer, r *mask.Result) {
 	} else {
 		fmt.Fprintln(w, "proof: skipped (--prove 0)")
 	}
+	printMaskWarnings(w, r)
+}
+
+// printMaskWarnings writes what masking leaves behind: the key perhaps in
+// the server's log, the originals in the clone's pages and WAL.
+func printMaskWarnings(w io.Writer, r *mask.Result) {
 	if r.ParamLogUnguarded {
 		fmt.Fprintln(w, "warning: the server logs statements (log_statement or log_min_duration_statement) and this role cannot set log_parameter_max_length = 0: "+
 			"its log may hold the key as the UPDATE's parameter; rotate the key or clear that log")

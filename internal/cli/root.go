@@ -77,7 +77,6 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.CompletionOptions.HiddenDefaultCmd = true
 	root.AddCommand(
 		newVersionCommand(info),
 		newLocalCommand(),
@@ -95,6 +94,8 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newShapeCommand(),
 		newMaskCommand(),
 		newCaptureCommand(),
+		newRunsCommand(),
 	)
+	completions(root)
 	return root
 }

@@ -10,7 +10,8 @@ import (
 )
 
 func newVersionCommand(info BuildInfo) *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print pgtrial's version, commit and Go version",
 		Args:  cobra.NoArgs,
@@ -22,11 +23,25 @@ func newVersionCommand(info BuildInfo) *cobra.Command {
 			if commit == "" {
 				commit = "unknown"
 			}
+			if asJSON {
+				t := info.tool()
+				t.Commit = commit
+				return printJSON(cmd.OutOrStdout(), jsonVersion, versionJSON{Tool: t, OS: runtime.GOOS, Arch: runtime.GOARCH})
+			}
 			fmt.Fprintf(cmd.OutOrStdout(), "pgtrial %s (commit %s, %s %s/%s)\n",
 				version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the version as JSON on stdout (run.json's \"tool\", with os and arch)")
+	return cmd
+}
+
+// versionJSON is version --json: run.json's "tool" and the platform.
+type versionJSON struct {
+	results.Tool
+	OS   string `json:"os"`
+	Arch string `json:"arch"`
 }
 
 // vcsRevision reads the commit that `go build` stamped into the binary, if any.

@@ -49,26 +49,27 @@ type Config struct {
 
 // ColumnResult is what masking did to one column.
 type ColumnResult struct {
-	Table, Column  string // the table as regclass prints it, the column's name
-	Type           string // format_type, e.g. "character varying(40)"
-	MaxLen         int    // the type's length limit in characters; 0 none
-	Rows           int64  // rows of the table
-	Nulls          int64  // NULLs (kept as NULLs)
-	DistinctBefore int64  // count(DISTINCT column) before
-	DistinctAfter  int64  // … and after masking
-	Sampled        int    // originals sampled for the proof
-	Short          int    // of them shorter than MinProofLen bytes, not searched
-	Found          int    // of the searched, how many the dump contains
+	Table          string `json:"table"`           // the table as regclass prints it, the column's name
+	Column         string `json:"column"`          // the table as regclass prints it, the column's name
+	Type           string `json:"type"`            // format_type, e.g. "character varying(40)"
+	MaxLen         int    `json:"max_len"`         // the type's length limit in characters; 0 none
+	Rows           int64  `json:"rows"`            // rows of the table
+	Nulls          int64  `json:"nulls"`           // NULLs (kept as NULLs)
+	DistinctBefore int64  `json:"distinct_before"` // count(DISTINCT column) before
+	DistinctAfter  int64  `json:"distinct_after"`  // … and after masking
+	Sampled        int    `json:"sampled"`         // originals sampled for the proof
+	Short          int    `json:"short"`           // of them shorter than MinProofLen bytes, not searched
+	Found          int    `json:"found"`           // of the searched, how many the dump contains
 }
 
 // Result is a masking's outcome.
 type Result struct {
-	Database          string
-	Columns           []ColumnResult
-	CreatedExtension  bool   // CREATE EXTENSION pgcrypto ran
-	PgDump            string // the pg_dump that made the proof ("" without proof)
-	DumpBytes         int64  // size of the dump searched
-	ParamLogUnguarded bool   // the server's log settings could not be kept from logging the key
+	Database          string         `json:"database"`
+	Columns           []ColumnResult `json:"columns"`
+	CreatedExtension  bool           `json:"created_extension"`   // CREATE EXTENSION pgcrypto ran
+	PgDump            string         `json:"pg_dump"`             // the pg_dump that made the proof ("" without proof)
+	DumpBytes         int64          `json:"dump_bytes"`          // size of the dump searched
+	ParamLogUnguarded bool           `json:"param_log_unguarded"` // the server's log settings could not be kept from logging the key
 }
 
 // Found is the number of sampled originals the dump contains, over all columns.

@@ -14,30 +14,32 @@ import (
 
 // Result is the shape a column has: what Measure reads, and what Run did.
 type Result struct {
-	Table, Column string
-	Rows          int64
-	Distinct      int64 // distinct non-null values
+	Table    string `json:"table"`
+	Column   string `json:"column"`
+	Rows     int64  `json:"rows"`
+	Distinct int64  `json:"distinct"` // distinct non-null values
 	// TopKeys is the number of keys in the top 1 %: ceil(Distinct / 100),
 	// the most frequent; TopShare is the share of the rows they hold.
-	TopKeys  int64
-	TopShare float64
+	TopKeys  int64   `json:"top_keys"`
+	TopShare float64 `json:"top_share"`
 	// TopKey is the most frequent value and TopKeyShare its share of the rows.
-	TopKey      string
-	TopKeyShare float64
+	TopKey      string  `json:"top_key"`
+	TopKeyShare float64 `json:"top_key_share"`
 	// AvgBytes is the mean stored size of the column's non-null values
 	// (pg_column_size: after compression, out-of-line values too).
-	AvgBytes float64
+	AvgBytes float64 `json:"avg_bytes"`
 	// TableBytes is pg_table_size (heap, TOAST, free space and visibility
 	// maps; no indexes); ToastBytes is pg_relation_size of reltoastrelid
 	// with its index (pg_total_relation_size); ToastShare = ToastBytes /
 	// TableBytes.
-	TableBytes, ToastBytes int64
-	ToastShare             float64
+	TableBytes int64   `json:"table_bytes"`
+	ToastBytes int64   `json:"toast_bytes"`
+	ToastShare float64 `json:"toast_share"`
 	// What Run did (zero for Measure alone).
-	Updated   int64
-	Generated string // the distribution or size distribution
-	Seed      uint64
-	Elapsed   time.Duration
+	Updated   int64         `json:"updated,omitempty"`
+	Generated string        `json:"generated,omitempty"` // the distribution or size distribution
+	Seed      uint64        `json:"seed,omitempty"`
+	Elapsed   time.Duration `json:"-"` // in JSON outputs as elapsed_s (the shape command's)
 }
 
 // Measure reads the shape of column col of table tbl (quoted SQL names):
