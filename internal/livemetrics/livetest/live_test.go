@@ -296,3 +296,98 @@ func TestRefusesRemoteAddress(t *testing.T) {
 		t.Fatal("--metrics-allow-remote: no exit within 60 s")
 	}
 }
+
+// scrapeUntilDone scrapes url every period until the command ends (at most
+// n scrapes), calling see with each scrape; it returns the exit code.
+func scrapeUntilDone(t *testing.T, c *command, url string, period time.Duration, n int, see func(map[string]*dto.MetricFamily)) int {
+	t.Helper()
+	for range n {
+		select {
+		case code := <-c.done:
+			return code
+		case <-time.After(period):
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		fams, err := livemetrics.Scrape(ctx, url, false)
+		cancel()
+		if err == nil {
+			see(fams)
+		}
+	}
+	select {
+	case code := <-c.done:
+		return code
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("no exit after %d scrapes and 2 min:\n%s", n, c.output())
+		return -1
+	}
+}
+
+// TestLiveExperiment: an experiment's runs are served one after the other,
+// each under its own run_id and variant.
+func TestLiveExperiment(t *testing.T) {
+	url, _ := pgbenchdb.Scale1(t)
+	file := filepath.Join(t.TempDir(), "e.yaml")
+	if err := os.WriteFile(file, []byte(`
+name: live
+workload: {builtin: select-only, scale: 1}
+load: {clients: 2, rate: 100}
+protocol: {warmup: 1s, window: 2s, repeats: 2}
+variants: [{name: a}, {name: b, settings: {work_mem: 8MB}}]
+collect: false
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := start(t, "experiment", "--url", url, "--dir", filepath.Join(t.TempDir(), "exp"), "--no-report", "--quiet",
+		"--metrics-addr", "localhost:0", file)
+	metricsURL := c.metricsURL(t)
+	committed := map[[2]string]float64{} // (run_id, variant) → the most seen
+	code := scrapeUntilDone(t, c, metricsURL, 250*time.Millisecond, 400, func(fams map[string]*dto.MetricFamily) {
+		f := fams["pgtrial_transactions_committed_total"]
+		runs := map[string]bool{}
+		for _, m := range f.GetMetric() {
+			l := map[string]string{}
+			for _, p := range m.GetLabel() {
+				l[p.GetName()] = p.GetValue()
+			}
+			k := [2]string{l["run_id"], l["variant"]}
+			committed[k] = max(committed[k], m.GetCounter().GetValue())
+			runs[l["run_id"]] = true
+		}
+		if len(runs) > 1 {
+			t.Errorf("one scrape holds %d runs: %v", len(runs), runs)
+		}
+	})
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, c.output())
+	}
+	t.Logf("runs seen: %v", committed)
+	variants := map[string]int{}
+	for k, n := range committed {
+		if n > 0 {
+			variants[k[1]]++
+		}
+	}
+	if variants["a"] != 2 || variants["b"] != 2 {
+		t.Errorf("runs with committed transactions by variant: %v, want 2 of a and 2 of b", variants)
+	}
+}
+
+// TestLivePgbench: pgbench's front end takes --metrics-addr as one of
+// pgtrial's additions; its run is served as run_id "pgbench" without
+// --run-dir.
+func TestLivePgbench(t *testing.T) {
+	url, _ := pgbenchdb.Scale1(t)
+	c := start(t, "pgbench", "-n", "-S", "-c", "2", "-T", "3", "-R", "100", "--metrics-addr", "127.0.0.1:0", url)
+	metricsURL := c.metricsURL(t)
+	var seen float64
+	code := scrapeUntilDone(t, c, metricsURL, 500*time.Millisecond, 60, func(fams map[string]*dto.MetricFamily) {
+		seen = max(seen, value(fams["pgtrial_transactions_committed_total"], map[string]string{"run_id": "pgbench", "script": "<builtin: select only>"}))
+	})
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, c.output())
+	}
+	if seen < 100 {
+		t.Errorf("committed seen %v, want ≥ 100 of a 3 s run at 100 tx/s:\n%s", seen, c.output())
+	}
+}
