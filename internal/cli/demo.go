@@ -21,6 +21,7 @@ type demoOptions struct {
 	force    bool
 	noReport bool
 	explain  explainFlag
+	metrics  metricsOptions
 }
 
 const demoLong = `demo shows the honest method on the throwaway local cluster in about 3 minutes
@@ -64,6 +65,7 @@ func newDemoCommand(info BuildInfo) *cobra.Command {
 	f.BoolVar(&o.noReport, "no-report", false, "do not write the reports (report.html, report.md) of the demo and its runs")
 	addExplainFlag(f, &o.explain, "every run's findings and the demo's are computed with it")
 	f.BoolVar(&o.force, "force", false, "start although the server's postgresql.auto.conf holds an experiment's unrestored values (pgtrial.unrestored; see pgtrial experiment --restore)")
+	addMetricsFlags(f, &o.metrics)
 	return cmd
 }
 
@@ -89,6 +91,7 @@ func runDemo(ctx context.Context, o *demoOptions, info BuildInfo, stdout, stderr
 		force:    o.force,
 		noReport: o.noReport,
 		explain:  o.explain.config(),
+		metrics:  o.metrics,
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Demo(ctx, cfg, env)
 		},

@@ -31,6 +31,7 @@ type experimentOptions struct {
 	calibrate     string
 	calibrateRuns int
 	explain       explainFlag
+	metrics       metricsOptions
 }
 
 const experimentLong = `experiment runs the experiment described by FILE.yaml and says whether its
@@ -139,6 +140,7 @@ func newExperimentCommand(info BuildInfo) *cobra.Command {
 	f.Lookup("calibrate").NoOptDefVal = "warn"
 	f.IntVar(&o.calibrateRuns, "calibrate-runs", 0, "calibration runs (default 4, at least 3); implies --calibrate")
 	addExplainFlag(f, &o.explain, "every run's findings and the experiment's are computed with it")
+	addMetricsFlags(f, &o.metrics)
 	f.StringVar(&o.restore, "restore", "", "put back what the experiment in `DIR` changed and did not undo (a crash, kill -9): DIR/restore.json; no FILE")
 	return cmd
 }
@@ -197,6 +199,7 @@ func runExperiment(ctx context.Context, o *experimentOptions, file string, info 
 		force:      o.force,
 		noReport:   o.noReport,
 		explain:    o.explain.config(),
+		metrics:    o.metrics,
 		run: func(ctx context.Context, env experiment.Env) (*experiment.Record, error) {
 			return experiment.Execute(ctx, spec, env)
 		},
@@ -253,6 +256,7 @@ type experimentJob struct {
 	force      bool                    // start despite another experiment's marker (Env.Force)
 	noReport   bool                    // no report.html and report.md at the end
 	explain    *explain.Config         // --explain: the findings' settings (nil: the defaults)
+	metrics    metricsOptions          // --metrics-addr, --metrics-allow-remote
 	run        func(context.Context, experiment.Env) (*experiment.Record, error)
 	text       func(io.Writer, *experiment.Record, string) error // the text report
 }
@@ -275,6 +279,11 @@ func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, std
 		grace:    time.Minute,
 	})
 	defer stop()
+	live, err := startLiveMetrics(j.metrics, out.println) // livemetrics.go
+	if err != nil {
+		return err
+	}
+	defer live.close()
 
 	env, err := experiment.ResolveTarget(ctx, j.target, out.println)
 	if err != nil {
@@ -288,6 +297,9 @@ func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, std
 	env.Out, env.Interrupt = out.println, sigs.get
 	env.Urgent, env.Force = sigs.Urgent(), j.force
 	env.Explain = j.explain
+	if live != nil {
+		env.OnRun = live.attach
+	}
 	if !j.quiet && out.tty {
 		env.Status = out.status // a line a second is noise in a log: only on a terminal
 	}

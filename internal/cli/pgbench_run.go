@@ -49,6 +49,16 @@ func (l *pgbenchLog) Hint(msg string)    { l.write("pgbench: hint: ", msg) }
 // trial.Run, like `pgtrial run`), the report.
 func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo, stdout, stderr io.Writer) int {
 	log := &pgbenchLog{w: stderr}
+	live, err := startLiveMetrics(metricsOptions{addr: o.MetricsAddr, allowRemote: o.MetricsAllowRemote}, func(line string) {
+		log.mu.Lock()
+		io.WriteString(stderr, line+"\n")
+		log.mu.Unlock()
+	})
+	if err != nil {
+		log.Error(err.Error())
+		return exitBadInput
+	}
+	defer live.close()
 	connString := o.ConnString(os.LookupEnv)
 	pgcfg, err := pgconn.ParseConfig(connString)
 	if err != nil {
@@ -120,6 +130,7 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 	tc.CommandLine = os.Args
 	tc.Interrupt = sigs.get
 	tc.Urgent = sigs.Urgent()
+	live.attach(tc)
 	r, err := trial.Run(ctx, tc)
 	if err != nil {
 		// The run did not start (a client could not connect, a signal

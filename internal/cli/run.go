@@ -53,6 +53,7 @@ type runOptions struct {
 	collect         collectOptions
 	explain         explainFlag
 	scenarios       []string // --scenario 'NAME: OPTIONS' (scenario.go)
+	metrics         metricsOptions
 }
 
 // scriptSpec is one -b NAME[@W] or -f FILE[@W].
@@ -238,6 +239,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.BoolVar(&o.noReport, "no-report", false, "do not write report.html and report.md into the run directory (pgtrial report writes them later)")
 	o.collect.addFlags(f)
 	addExplainFlag(f, &o.explain, "the findings in run.json are computed with it")
+	addMetricsFlags(f, &o.metrics)
 	// -h stays help here: run has no -h/--host (use the URL).
 	return cmd
 }
@@ -261,6 +263,11 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		return err
 	}
 	out := &liveOut{w: stderr, tty: isTerminal(stderr)}
+	live, err := startLiveMetrics(o.metrics, out.println) // livemetrics.go
+	if err != nil {
+		return err
+	}
+	defer live.close()
 
 	// Signals from here on: during setup they cancel the setup.
 	ctx, sigs, stopSignals := notifySignals(ctx, out, signalPlan{
@@ -361,6 +368,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 		tc.OnStart = func(start, bench time.Time) { out.println("pgtrial: writing " + dirPath) }
 	}
 
+	live.attach(tc)
 	r, err := trial.Run(ctx, tc)
 	out.end()
 	if err != nil {

@@ -118,6 +118,13 @@ type Config struct {
 	// run's role in the run's database has rows of its own, and the others
 	// are one "other sessions" row without text (results.SessionsOthers).
 	AllStatements bool
+	// OnSample, if set, hears each interval's figures as they are written,
+	// from the source's goroutine (it must not block or keep the map):
+	// KindWaits the average sessions (samples / ticks) by "class:type" of an
+	// interval with samples, KindServer the counters' deltas by server.csv
+	// column (checkpoints_timed, wal_bytes, …; unknown ones left out). The
+	// live metrics (`--metrics-addr`) use it.
+	OnSample func(kind string, values map[string]float64)
 }
 
 // Collector runs the sources of a run.

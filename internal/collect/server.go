@@ -513,6 +513,15 @@ func (s *server) sample(ctx context.Context, t time.Time) error {
 	if err := s.out.Flush(); err != nil {
 		return err
 	}
+	if s.cfg.OnSample != nil {
+		values := make(map[string]float64, len(d))
+		for col, v := range d {
+			if v.ok {
+				values[col] = v.v
+			}
+		}
+		s.cfg.OnSample(KindServer, values)
+	}
 	if s.cfg.Events == nil {
 		return nil
 	}

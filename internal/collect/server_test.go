@@ -238,8 +238,17 @@ func TestServerWALAndIdle(t *testing.T) {
 	st.waitCounter(t, ctx, "the insert", func(d func(string) float64) bool {
 		return d("wal_lsn_bytes") > n*100 && d("xact_commit") >= 1 && (st.src.plan.version < 140000 || d("wal_records") >= n)
 	})
+	var heard map[string]float64
+	st.cfg.OnSample = func(kind string, v map[string]float64) {
+		if kind == KindServer {
+			heard = v
+		}
+	}
 	row := st.sampleRow(t, ctx, 1)
 	if st.src.plan.version >= 140000 {
+		if heard["wal_bytes"] != srvNum(t, row, "wal_bytes") {
+			t.Errorf("OnSample heard wal_bytes %v, the row has %v", heard["wal_bytes"], row["wal_bytes"])
+		}
 		if got := srvNum(t, row, "wal_records"); got < n {
 			t.Errorf("wal_records = %v, want ≥ %d", got, n)
 		}

@@ -516,6 +516,15 @@ func (w *waits) writeInterval(end time.Time) error {
 			break
 		}
 	}
+	if w.cfg.OnSample != nil && ticks > 0 {
+		byType := map[string]float64{}
+		for k, n := range w.counts {
+			if n > 0 {
+				byType[k.class+":"+k.typ] += float64(n) / float64(ticks)
+			}
+		}
+		w.cfg.OnSample(KindWaits, byType)
+	}
 	clear(w.counts)
 	w.pending, w.ticks = false, 0
 	if err != nil {

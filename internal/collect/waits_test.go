@@ -365,6 +365,13 @@ func TestWaitsIntervals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var heard []map[string]float64
+	cfg.OnSample = func(kind string, v map[string]float64) {
+		if kind != KindWaits {
+			t.Errorf("OnSample kind %q", kind)
+		}
+		heard = append(heard, v)
+	}
 	w := &waits{cfg: cfg, warn: t.Logf, source: WaitSourceActivity, out: out, counts: map[waitKey]int64{}}
 	lock := waitKey{WaitClassClient, "Lock", "relation"}
 	cpu := waitKey{WaitClassClient, "CPU", "CPU"}
@@ -408,6 +415,11 @@ func TestWaitsIntervals(t *testing.T) {
 `
 	if string(data) != want {
 		t.Errorf("waits.csv:\n%s\nwant:\n%s", data, want)
+	}
+	// OnSample hears the intervals with samples, by class:type.
+	wantHeard := []map[string]float64{{"client:CPU": 0.5, "client:Lock": 1.5}, {"background:IO": 1.0 / 3}, {"client:CPU": 3}, {"client:CPU": 0.5}}
+	if fmt.Sprint(heard) != fmt.Sprint(wantHeard) {
+		t.Errorf("OnSample heard %v, want %v", heard, wantHeard)
 	}
 }
 

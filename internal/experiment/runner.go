@@ -61,6 +61,10 @@ type Env struct {
 	// Explain is the findings' settings (--explain), for every run's
 	// findings and the experiment's; nil: the defaults.
 	Explain *explain.Config
+	// OnRun, if set, is called with each run's config just before the run,
+	// to add hooks of its own (the live metrics, `--metrics-addr`); it must
+	// keep the hooks it finds (call them from its own).
+	OnRun func(tc *trial.Config)
 }
 
 // restoreTimeout bounds putting a variant back (teardown SQL, settings,
@@ -624,6 +628,9 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 	tc.AfterRun = func() []results.Event {
 		endInjections()
 		return injectionEvents(injected)
+	}
+	if r.env.OnRun != nil {
+		r.env.OnRun(tc)
 	}
 	res, err := trial.Run(ctx, tc)
 	endInjections()

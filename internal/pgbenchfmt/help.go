@@ -98,6 +98,8 @@ Benchmarking options:
 pgtrial additions (pgbench's output is unchanged):
   --percentiles            print latency percentiles after the report
   --run-dir=DIR            also write a pgtrial run directory to DIR
+  --metrics-addr=ADDR      serve live metrics at http://ADDR/metrics (loopback)
+  --metrics-allow-remote   let --metrics-addr listen beyond loopback
 
 Common options:
   --debug                  print debugging output

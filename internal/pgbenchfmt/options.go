@@ -124,6 +124,10 @@ type Options struct {
 	// pgtrial's additions; they add output, never change pgbench's.
 	Percentiles bool   // --percentiles: latency percentiles after the report
 	RunDir      string // --run-dir: also write a pgtrial run directory
+	// MetricsAddr is --metrics-addr: serve the live metrics there;
+	// MetricsAllowRemote --metrics-allow-remote: also beyond loopback.
+	MetricsAddr        string
+	MetricsAllowRemote bool
 
 	// Seed is the base random seed: --random-seed, else PGBENCH_RANDOM_SEED, else the
 	// clock (then Seed.Explicit is false).
@@ -152,6 +156,8 @@ const (
 	optContinueOnError
 	optPercentiles
 	optRunDir
+	optMetricsAddr
+	optMetricsAllowRemote
 )
 
 // optString is pgbench's getopt string.
@@ -209,6 +215,8 @@ var longOptions = []longOption{
 	// as before).
 	{"percentiles", noArgument, optPercentiles},
 	{"run-dir", requiredArgument, optRunDir},
+	{"metrics-addr", requiredArgument, optMetricsAddr},
+	{"metrics-allow-remote", noArgument, optMetricsAllowRemote},
 }
 
 // parser is the state of one Parse: pgbench's main() locals.
@@ -525,6 +533,12 @@ func (p *parser) option(ev getoptEvent) error {
 	case optRunDir:
 		p.benchOption = true
 		o.RunDir = ev.arg
+	case optMetricsAddr:
+		p.benchOption = true
+		o.MetricsAddr = ev.arg
+	case optMetricsAllowRemote:
+		p.benchOption = true
+		o.MetricsAllowRemote = true
 	default:
 		panic(fmt.Sprintf("pgbenchfmt: option code %d has no handler", ev.code))
 	}

@@ -28,6 +28,9 @@ type Collect struct {
 	CreateExtensions bool
 	// AllStatements: statements.csv keeps other sessions' statements too (collect.Config.AllStatements).
 	AllStatements bool
+	// OnSample, if set, hears the waits' and server counters' figures of
+	// each interval (collect.Config.OnSample): the live metrics.
+	OnSample func(kind string, values map[string]float64)
 }
 
 // ServerIsLocal says whether the server runs on this machine: every host of
@@ -74,6 +77,7 @@ func startCollectors(ctx context.Context, o *Collect, connString string, pgcfg *
 		Events:       dir, CreateExtensions: o.CreateExtensions,
 		AllStatements: o.AllStatements,
 		Tables:        tables,
+		OnSample:      o.OnSample,
 	})
 }
 
