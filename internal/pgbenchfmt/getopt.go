@@ -38,6 +38,12 @@ type longOption struct {
 	code int // the short option letter, or a code above 255 for long-only options
 }
 
+// addition says whether o is pgtrial's own option (code ≥ optFirstAddition):
+// an abbreviation matches those only when it matches none of pgbench's, so
+// every abbreviation pgbench takes (or finds ambiguous) means here what it
+// means there.
+func (o *longOption) addition() bool { return o.code >= optFirstAddition }
+
 // getoptEvent is one option found on the command line.
 type getoptEvent struct {
 	code int    // longOption.code or the short letter
@@ -147,9 +153,14 @@ func (g *getopt) longOption(text string) (getoptEvent, bool, error) {
 	}
 	if found == nil {
 		var matches []*longOption
-		for i := range g.longOpts {
-			if strings.HasPrefix(g.longOpts[i].name, name) {
-				matches = append(matches, &g.longOpts[i])
+		for _, additions := range []bool{false, true} {
+			for i := range g.longOpts {
+				if g.longOpts[i].addition() == additions && strings.HasPrefix(g.longOpts[i].name, name) {
+					matches = append(matches, &g.longOpts[i])
+				}
+			}
+			if len(matches) > 0 {
+				break
 			}
 		}
 		switch len(matches) {

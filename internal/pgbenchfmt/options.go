@@ -160,6 +160,10 @@ const (
 	optMetricsAllowRemote
 )
 
+// optFirstAddition is the code of pgtrial's first addition to pgbench's
+// options; the additions' codes follow it (longOption.addition).
+const optFirstAddition = optPercentiles
+
 // optString is pgbench's getopt string.
 const optString = "b:c:Cd:D:f:F:h:iI:j:lL:M:nNp:P:qrR:s:St:T:U:v"
 
@@ -211,8 +215,8 @@ var longOptions = []longOption{
 	{"exit-on-abort", noArgument, optExitOnAbort},
 	{"debug", noArgument, optDebug},
 	{"continue-on-error", noArgument, optContinueOnError},
-	// pgtrial's additions (last, so that pgbench's own abbreviations resolve
-	// as before).
+	// pgtrial's additions: an abbreviation reaches them only when it is no
+	// abbreviation of pgbench's own ("--m" stays --max-tries).
 	{"percentiles", noArgument, optPercentiles},
 	{"run-dir", requiredArgument, optRunDir},
 	{"metrics-addr", requiredArgument, optMetricsAddr},
