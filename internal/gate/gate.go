@@ -215,6 +215,10 @@ func judge(r Rule, a, b []float64, alpha float64, holm *stats.HolmStep, nameB st
 		rr.Why = fmt.Sprintf("%s; %s cannot exclude %s: %s", est, runs, thr, rr.Bound.Reason)
 	case beyond(rr.Estimate):
 		rr.Why = fmt.Sprintf("%s is beyond %s, but the change is not shown to be real (%s, %s)", est, thr, test, runs)
+		if best := v.NonOverlap.ErrorRate; best >= v.Level {
+			rr.Why += fmt.Sprintf(": %s cannot reach p < %s (at best %s), more runs a side are needed",
+				runs, strconv.FormatFloat(v.Level, 'g', 2, 64), strconv.FormatFloat(best, 'g', 2, 64))
+		}
 	default:
 		rr.Why = fmt.Sprintf("%s; its %s interval [%s, %s] reaches %s: these runs cannot exclude a change as bad as the threshold (%s)",
 			est, levelText(rr.Bound.Conf), chg(rr.Bound.Lo), chg(rr.Bound.Hi), thr, runs)
