@@ -20,6 +20,27 @@ var gateMarks = map[string]string{gate.Pass: "✅ pass", gate.Fail: "❌ fail", 
 // interval, the threshold, the outcome) and a line saying the test and the
 // runs; each rule's reason under its table.
 func Gate(results []*gate.Result) *Doc {
+	title := "pgtrial gate: " + gateMarks[gateOutcome(results)]
+	if len(results) == 1 {
+		title += ": " + results[0].NameB + " against " + results[0].NameA
+	}
+	return &Doc{Title: title, Blocks: gateTables(results, len(results) > 1)}
+}
+
+// GateBlocks are an experiment's gate (experiment.json's gate) in its
+// report: the outcome, then Gate's table of each variant against the
+// first; none without a gate.
+func GateBlocks(results []*gate.Result) []Block {
+	if len(results) == 0 {
+		return nil
+	}
+	head := &Lines{Lines: []string{"gate: " + gateMarks[gateOutcome(results)]}}
+	return append([]Block{head}, gateTables(results, true)...)
+}
+
+// gateOutcome is the worst outcome of the results: fail, else
+// inconclusive, else pass.
+func gateOutcome(results []*gate.Result) string {
 	outcome := gate.Pass
 	for _, r := range results {
 		switch {
@@ -29,14 +50,16 @@ func Gate(results []*gate.Result) *Doc {
 			outcome = gate.Inconclusive
 		}
 	}
-	title := "pgtrial gate: " + gateMarks[outcome]
-	if len(results) == 1 {
-		title += ": " + results[0].NameB + " against " + results[0].NameA
-	}
-	d := &Doc{Title: title}
+	return outcome
+}
+
+// gateTables is a table per comparison and the line that says how it was
+// judged; titled: each table names its sides and outcome.
+func gateTables(results []*gate.Result, titled bool) []Block {
+	var blocks []Block
 	for _, r := range results {
 		t := &Table{Head: []string{"rule", "metric", r.NameA + " median", r.NameB + " median", r.NameB + "/" + r.NameA + " [interval]", "threshold", "outcome"}}
-		if len(results) > 1 {
+		if titled {
 			t.Title = fmt.Sprintf("%s against %s: %s", r.NameB, r.NameA, gateMarks[r.Outcome])
 		}
 		for _, rr := range r.Rules {
@@ -46,10 +69,9 @@ func Gate(results []*gate.Result) *Doc {
 		for _, rr := range r.Rules {
 			t.Notes = append(t.Notes, rr.Rule+": "+rr.Why)
 		}
-		d.Add(t)
-		d.Add(&Lines{Lines: []string{gateMethod(r)}})
+		blocks = append(blocks, t, &Lines{Lines: []string{gateMethod(r)}})
 	}
-	return d
+	return blocks
 }
 
 // gateMethod is the line that says how the rules were judged.
