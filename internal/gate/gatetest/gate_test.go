@@ -5,11 +5,13 @@
 package gatetest
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,18 +29,21 @@ const (
 
 // TestGateSynchronousCommit runs simple-update (2 clients, 1.5 s measured
 // a run) on a cluster with fsync on (the shared test cluster has it off,
-// where a commit's flush costs nothing). In the closed model, 4 rounds of
-// three runs interleaved: "off" and "same" with synchronous_commit off,
-// "on" with it on; in the open model at 200 tx/s (uniform arrivals), 5
-// runs a side with it off. The gate tps<-3%:
+// where a commit's flush costs nothing):
 //
-//   - the open model's A/A exits 0: its throughput is the schedule's, and
-//     the runs exclude a 3 % loss;
-//   - the closed model's A/A (off against same) never exits 3: 0, or 4
-//     when the runs' noise is wider than 3 % (on a loaded machine a
-//     closed run's tps varies by tens of per cent);
-//   - off against on exits 3: every commit waits for its WAL flush, a real
-//     loss far beyond 3 %; --markdown writes the table with the fail.
+//   - an experiment in the closed model, variants sync-off, sync-on and
+//     sync-same (synchronous_commit off, on, off), 5 rounds interleaved (5 vs
+//     5 runs fail even with two of them out of order),
+//     with gate: "tps<-3%": it exits 3, sync-on failing (every commit
+//     waits for its WAL flush, a real loss far beyond 3 %) and the A/A
+//     sync-same not failing (it passes, or is inconclusive when the runs'
+//     noise is wider than 3 %: on a loaded machine a closed run's tps
+//     varies by tens of per cent);
+//   - compare EXPDIR --fail-on tps<-3% --markdown exits 3 and writes the
+//     table with sync-on's fail;
+//   - compare --fail-on tps<-3% of an open-model A/A (200 tx/s, uniform
+//     arrivals, 5 runs a side) exits 0: its throughput is the schedule's,
+//     and the runs exclude a 3 % loss.
 func TestGateSynchronousCommit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs for about a minute")
@@ -69,70 +74,99 @@ func TestGateSynchronousCommit(t *testing.T) {
 	}
 
 	root := t.TempDir()
-	dirs := map[string][]string{}
-	run := func(side string, r int, load ...string) {
-		t.Helper()
-		dir := filepath.Join(root, side, fmt.Sprintf("%02d", r))
-		args := append(append([]string{"run"}, load...), "-c", "2", "-b", "simple-update", "-T", "1500ms", "--warmup", "500ms",
-			"--no-report", "--no-collect", "--quiet", "--run-dir", dir, url)
-		if code, out := pgtrial(30*time.Second, args...); code != 0 {
-			t.Fatalf("pgtrial run (%s, round %d): exit %d\n%s", side, r+1, code, out)
-		}
-		dirs[side] = append(dirs[side], dir)
+
+	// The closed model: an experiment of 3 variants, 4 rounds interleaved.
+	exp := filepath.Join(root, "exp")
+	file := filepath.Join(root, "sync.yaml")
+	spec := `workload: {builtin: simple-update}
+load: {clients: 2, closed: true}
+protocol: {warmup: 500ms, window: 1500ms, repeats: 5}
+variants:
+  - {name: sync-off, settings: {synchronous_commit: "off"}}
+  - {name: sync-on, settings: {synchronous_commit: "on"}}
+  - {name: sync-same, settings: {synchronous_commit: "off"}}
+collect: false
+gate: "tps<-3%"
+`
+	if err := os.WriteFile(file, []byte(spec), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	// The closed model's rounds: off, same (A/A), on.
-	const rounds = 4
-	sides := []struct{ name, sync string }{{"off", "off"}, {"same", "off"}, {"on", "on"}}
-	for r := range rounds {
-		for _, s := range sides {
-			pgtest.Exec(t, url, "ALTER DATABASE postgres SET synchronous_commit = "+s.sync)
-			run(s.name, r, "--closed")
-		}
+	code, out := pgtrial(2*time.Minute, "experiment", "--url", url, "--dir", exp, "--no-report", "--quiet", file)
+	if code != exitFail {
+		t.Fatalf("pgtrial experiment with gate: tps<-3%%: exit %d, want %d\n%s", code, exitFail, out)
 	}
-	// The open model's A/A: 200 tx/s on a uniform schedule, far below what
-	// the server takes, synchronous_commit off.
-	pgtest.Exec(t, url, "ALTER DATABASE postgres SET synchronous_commit = off")
-	for r := range 5 {
-		run("open-a", r, "--rate", "200", "--arrival", "uniform")
-		run("open-b", r, "--rate", "200", "--arrival", "uniform")
+	var rec struct {
+		Gate []struct {
+			NameB   string `json:"name_b"`
+			Outcome string `json:"outcome"`
+			Rules   []struct {
+				Why string `json:"why"`
+			} `json:"rules"`
+		} `json:"gate"`
+		Runs []struct {
+			Variant string  `json:"variant"`
+			TPS     float64 `json:"tps"`
+		} `json:"runs"`
 	}
-	for side, ds := range dirs {
-		var tps []string
-		for _, d := range ds {
-			b, _ := os.ReadFile(filepath.Join(d, "run.json"))
-			if i := strings.Index(string(b), `"tps":`); i >= 0 {
-				tps = append(tps, strings.TrimSpace(strings.SplitN(string(b[i+6:]), ",", 2)[0]))
-			}
-		}
-		t.Logf("%s tps: %s", side, strings.Join(tps, " "))
+	b, err := os.ReadFile(filepath.Join(exp, "experiment.json"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	gate := func(a, b string, extra ...string) (int, string) {
-		args := append([]string{"compare", "--name-a", a, "--name-b", b, "--fail-on", "tps<-3%"}, extra...)
-		args = append(append(append(args, dirs[a]...), "--"), dirs[b]...)
-		return pgtrial(30*time.Second, args...)
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	tps := map[string][]string{}
+	for _, r := range rec.Runs {
+		tps[r.Variant] = append(tps[r.Variant], strconv.FormatFloat(r.TPS, 'f', 0, 64))
+	}
+	t.Logf("closed-model tps: %v", tps)
+	if len(rec.Gate) != 2 {
+		t.Fatalf("experiment.json's gate: %d results, want 2 (each variant against sync-off)", len(rec.Gate))
+	}
+	for _, g := range rec.Gate {
+		t.Logf("%s: %s: %s", g.NameB, g.Outcome, g.Rules[0].Why)
+	}
+	if g := rec.Gate[0]; g.NameB != "sync-on" || g.Outcome != "fail" {
+		t.Errorf("sync-on against sync-off: %s, want fail", g.Outcome)
+	}
+	// The closed model's A/A: 0, or 4 when the runs' noise is wider than 3 %;
+	// never a fail.
+	if g := rec.Gate[1]; g.NameB != "sync-same" || g.Outcome == "fail" {
+		t.Errorf("sync-same against sync-off (A/A): %s, want pass or inconclusive", g.Outcome)
 	}
 
-	if code, out := gate("open-a", "open-b"); code != 0 {
-		t.Errorf("A/A in the open model: exit %d, want 0\n%s", code, gateTable(out))
-	}
-	code, out := gate("off", "same")
-	if code != 0 && code != exitInconclusive {
-		t.Errorf("A/A in the closed model: exit %d, want 0 or %d (never a fail)\n%s", code, exitInconclusive, gateTable(out))
-	}
-	t.Logf("A/A in the closed model: exit %d\n%s", code, gateTable(out))
+	// compare of the experiment directory gates the same comparisons.
 	md := filepath.Join(root, "gate.md")
-	code, out = gate("off", "on", "--markdown", md)
+	code, out = pgtrial(30*time.Second, "compare", "--fail-on", "tps<-3%", "--markdown", md, exp)
 	if code != exitFail {
-		t.Errorf("synchronous_commit off against on: exit %d, want %d\n%s", code, exitFail, gateTable(out))
+		t.Errorf("compare EXPDIR --fail-on tps<-3%%: exit %d, want %d\n%s", code, exitFail, gateTable(out))
 	}
 	src, err := os.ReadFile(md)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(src), "| tps&lt;-3% | tps |") || !strings.Contains(string(src), "❌ fail |") {
-		t.Errorf("gate.md has no failed tps row:\n%s", src)
+	if !strings.Contains(string(src), "sync-on against sync-off: ❌ fail") || !strings.Contains(string(src), "| tps&lt;-3% | tps |") {
+		t.Errorf("gate.md has no failed tps row for sync-on:\n%s", src)
 	}
-	t.Logf("synchronous_commit off against on:\n%s", gateTable(out))
+
+	// The open model's A/A: 200 tx/s on a uniform schedule, far below what
+	// the server takes, synchronous_commit off (as the experiment left it).
+	dirs := map[string][]string{}
+	for r := range 5 {
+		for _, side := range []string{"a", "b"} {
+			dir := filepath.Join(root, side, fmt.Sprintf("%02d", r))
+			code, out := pgtrial(30*time.Second, "run", "--rate", "200", "--arrival", "uniform", "-c", "2", "-b", "simple-update",
+				"-T", "1500ms", "--warmup", "500ms", "--no-report", "--no-collect", "--quiet", "--run-dir", dir, url)
+			if code != 0 {
+				t.Fatalf("pgtrial run (%s, round %d): exit %d\n%s", side, r+1, code, out)
+			}
+			dirs[side] = append(dirs[side], dir)
+		}
+	}
+	args := append(append(append([]string{"compare", "--fail-on", "tps<-3%"}, dirs["a"]...), "--"), dirs["b"]...)
+	if code, out := pgtrial(30*time.Second, args...); code != 0 {
+		t.Errorf("A/A in the open model: exit %d, want 0\n%s", code, gateTable(out))
+	}
 }
 
 // gateTable is the gate's part of compare's output.
