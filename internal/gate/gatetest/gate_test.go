@@ -23,8 +23,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 
 // The gate's exit statuses (internal/cli's exitGateFail, exitGateInconclusive).
 const (
-	exitFail         = 3
-	exitInconclusive = 4
+	exitFail = 3
 )
 
 // TestGateSynchronousCommit runs simple-update (2 clients, 1.5 s measured
