@@ -110,7 +110,8 @@ every variant against the first):
   inconclusive  neither: more runs a side, or less noise, would decide (4 runs a side
                 is the fewest that can pass or fail).
 The gate's table follows the comparison, and --markdown FILE writes it as Markdown for
-a pull-request comment (docs/ci-gate.md). Exit status with --fail-on: 0 every rule
+a pull-request comment (docs/ci-gate.md); of an experiment directory whose file had a
+gate: key, --markdown alone applies its rules. Exit status with --fail-on: 0 every rule
 passes; 3 a rule fails; 4 none fails and one is inconclusive (a pipeline chooses
 whether 4 blocks); 1 and 2 as above.`
 
@@ -130,11 +131,18 @@ func newCompareCommand() *cobra.Command {
   pgtrial compare --a runs/a1 --a runs/a2 --b runs/b1 --b runs/b2 --json`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			expDir := len(o.a) == 0 && len(o.b) == 0 && cmd.ArgsLenAtDash() < 0 && len(args) == 1 && compare.IsExperimentDir(args[0])
+			if expDir && o.failOn == "" && o.markdown != "" {
+				// The experiment file's gate: its rules, as recorded.
+				if err := recordedGateRules(o, args[0]); err != nil {
+					return err
+				}
+			}
 			rules, err := compareGateRules(o)
 			if err != nil {
 				return err
 			}
-			if len(o.a) == 0 && len(o.b) == 0 && cmd.ArgsLenAtDash() < 0 && len(args) == 1 && compare.IsExperimentDir(args[0]) {
+			if expDir {
 				f := cmd.Flags()
 				return runCompareExperiment(o, rules, args[0], f.Changed("name-a") || f.Changed("name-b"), cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
@@ -150,7 +158,7 @@ func newCompareCommand() *cobra.Command {
 	addCompareFlags(f, o)
 	f.BoolVar(&o.json, "json", false, "print the comparison as JSON on stdout")
 	f.StringVar(&o.failOn, "fail-on", "", `a CI gate: rules such as 'tps<-3%,p99>+5%'; exit 3 when a real change crosses a threshold, 4 when the runs cannot decide`)
-	f.StringVar(&o.markdown, "markdown", "", "write the gate's summary as Markdown to FILE (a pull-request comment; needs --fail-on)")
+	f.StringVar(&o.markdown, "markdown", "", "write the gate's summary as Markdown to FILE (a pull-request comment; needs --fail-on, or an experiment directory whose file had a gate:)")
 	return cmd
 }
 
@@ -223,6 +231,24 @@ func runCompare(o *compareOptions, rules []gate.Rule, aDirs, bDirs []string, std
 		return err
 	}
 	return runGate(o, rules, []*compare.Report{rep}, stdout, stderr)
+}
+
+// recordedGateRules sets --fail-on to the rules of the experiment in dir
+// (experiment.json's gate), when it had a gate.
+func recordedGateRules(o *compareOptions, dir string) error {
+	var rec experiment.Record
+	if err := results.ReadExperiment(dir, &rec); err != nil {
+		return err
+	}
+	if len(rec.Gate) == 0 {
+		return nil
+	}
+	var rules []string
+	for _, rr := range rec.Gate[0].Rules {
+		rules = append(rules, rr.Rule)
+	}
+	o.failOn = strings.Join(rules, ",")
+	return nil
 }
 
 // compareGateRules parses --fail-on (nil without it) and refuses

@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pgtrial/pgtrial/internal/experiment"
+	"github.com/pgtrial/pgtrial/internal/gate"
+	"github.com/pgtrial/pgtrial/internal/results"
 )
 
 // TestCompareFailOn: --fail-on's exit status on synthetic runs (open model,
@@ -57,5 +61,35 @@ func TestCompareFailOn(t *testing.T) {
 	_, errOut = mustRun(t, exitBadInput, append([]string{"compare", "--markdown", md}, append(append(aDirs, "--"), bDirs...)...)...)
 	if !strings.Contains(errOut, "--markdown writes the gate's summary") {
 		t.Errorf("--markdown without --fail-on: %s", errOut)
+	}
+}
+
+// TestCompareExperimentGate: compare EXPDIR --markdown alone applies the
+// rules of the experiment file's gate: (experiment.json's gate), each
+// variant against the first.
+func TestCompareExperimentGate(t *testing.T) {
+	a, b := fourVsFour()
+	c := []cmpRun{{tps: 801, p99: 20.1}, {tps: 806, p99: 20.3}, {tps: 799, p99: 19.9}, {tps: 803, p99: 20.0}}
+	exp := filepath.Join(t.TempDir(), "exp")
+	writeCmpExperiment(t, exp, []string{"base", "slow", "same"}, map[string][]cmpRun{"base": a, "slow": b, "same": c})
+	var rec experiment.Record
+	if err := results.ReadExperiment(exp, &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec.Gate = []*gate.Result{{NameA: "base", NameB: "slow", Rules: []gate.RuleResult{{Rule: "p99>+5%"}}}}
+	if err := results.WriteExperiment(exp, rec); err != nil {
+		t.Fatal(err)
+	}
+	md := filepath.Join(t.TempDir(), "gate.md")
+	out, _ := mustRun(t, exitGateFail, "compare", "--markdown", md, exp)
+	if !strings.Contains(out, "slow against base: ❌ fail") || !strings.Contains(out, "same against base: ") {
+		t.Errorf("want each variant gated against the first:\n%s", out)
+	}
+	src, err := os.ReadFile(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(src), "# pgtrial gate: ❌ fail\n") || !strings.Contains(string(src), "| p99&gt;+5% | p99 |") {
+		t.Errorf("gate.md:\n%s", src)
 	}
 }
