@@ -191,6 +191,11 @@ func judge(r Rule, a, b []float64, alpha float64, holm *stats.HolmStep, nameB st
 		rr.Estimate = stats.MannWhitney(a, b).HLShift
 		chg = func(x float64) string { return signedSig(x) }
 	}
+	if !isFinite(rr.Estimate) || !isFinite(rr.Threshold) {
+		rr.Estimate, rr.Threshold = 0, 0 // JSON has no infinities
+		rr.Why = "the values overflow float64: no estimate"
+		return rr
+	}
 	beyond := func(x float64) bool {
 		if r.Higher() {
 			return x > rr.Threshold
@@ -233,6 +238,8 @@ func badEnd(iv stats.Interval, higher bool) float64 {
 	}
 	return iv.Lo
 }
+
+func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 func positive(vs []float64) bool {
 	for _, v := range vs {

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -163,4 +164,26 @@ func TestGateSimulation(t *testing.T) {
 	if r := float64(k) / trials; r > alpha {
 		t.Errorf("two rules, A/A: false fails in %.3f of the trials, want ≤ %v", r, alpha)
 	}
+}
+
+// FuzzEvaluate: any values give an outcome and a result that encodes as
+// JSON (experiment.json holds it); never a panic.
+func FuzzEvaluate(f *testing.F) {
+	f.Add(1000.0, 1010.0, 990.0, 900.0, 905.0, 895.0, "tps<-3%")
+	f.Add(1e308, -1e308, 0.0, 1e-308, 5e-324, 1e308, "p99>+5%,tps<-99%")
+	f.Add(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, "max>+0%")
+	f.Fuzz(func(t *testing.T, a1, a2, a3, b1, b2, b3 float64, rules string) {
+		rs, err := Parse(rules)
+		if err != nil {
+			return
+		}
+		a, b := []float64{a1, a2, a3, a1, a2}, []float64{b1, b2, b3, b2, b3}
+		res := Evaluate(rs, report(a, b, a, b))
+		if res.Outcome != Pass && res.Outcome != Fail && res.Outcome != Inconclusive {
+			t.Fatalf("outcome %q", res.Outcome)
+		}
+		if _, err := json.Marshal(res); err != nil {
+			t.Fatalf("json: %v (%+v)", err, res)
+		}
+	})
 }
