@@ -14,6 +14,7 @@ import (
 	gmtext "github.com/yuin/goldmark/text"
 
 	"github.com/pgtrial/pgtrial/internal/compare"
+	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/gate"
 )
 
@@ -119,3 +120,23 @@ func renderedText(t *testing.T, gm goldmark.Markdown, n ast.Node, src []byte) st
 }
 
 var htmlTag = regexp.MustCompile(`<[^>]*>`)
+
+// TestExperimentGate: an experiment's report shows its gate, each
+// variant's table under its outcome.
+func TestExperimentGate(t *testing.T) {
+	rules, err := gate.Parse("tps<-3%")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := gate.Evaluate(rules, gateReport([]float64{900, 905, 895, 910, 890}, []float64{10, 10.1, 9.9, 10.2, 10}))
+	rec := &experiment.Record{Name: "exp", Model: "closed", Gate: []*gate.Result{res}}
+	var b bytes.Buffer
+	if err := WriteText(&b, Experiment(rec, "dir")); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"gate: ❌ fail", "pr|42 against main: ❌ fail", "tps<-3%  tps"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("the experiment's report lacks %q:\n%s", s, b.String())
+		}
+	}
+}
