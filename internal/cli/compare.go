@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/compare"
 	"github.com/pgtrial/pgtrial/internal/experiment"
+	"github.com/pgtrial/pgtrial/internal/gate"
 	"github.com/pgtrial/pgtrial/internal/report"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/stats"
@@ -28,6 +31,8 @@ type compareOptions struct {
 	top          int
 	primary      string
 	margin       float64
+	failOn       string // --fail-on: the gate's rules
+	markdown     string // --markdown FILE: the gate's summary
 }
 
 const compareLong = `compare says whether the runs of B differ from the runs of A beyond the noise
@@ -91,7 +96,24 @@ the comparison's: at least 4 runs a side, and the runs interleaved in time (A B 
 
 --json prints the same as JSON on stdout (for an experiment directory, an array of
 comparisons, one per variant compared). Exit status: 0 when the comparison was made
-(whatever it found); 1 bad input (missing or unreadable directories, runs that differ).`
+(whatever it found); 1 bad input (missing or unreadable directories, runs that differ).
+
+A CI gate: --fail-on 'tps<-3%,p99>+5%' judges each rule METRIC<CHANGE% (a decrease
+beyond CHANGE fails) or METRIC>CHANGE% (an increase beyond it fails), for tps, p50, p95,
+p99, p99.9 and max, on the runs' values of the metric (for an experiment directory, on
+every variant against the first):
+  fail          the change is real (two-sided Mann-Whitney at 0.05, Holm's correction
+                over the rules) in the rule's direction and its estimate B/A is beyond
+                the threshold;
+  pass          the one-sided 95 % bound (the 90 % interval's end on the bad side)
+                excludes the threshold: the runs rule out a change as bad as it;
+  inconclusive  neither: more runs a side, or less noise, would decide (4 runs a side
+                is the fewest that can pass or fail).
+The gate's table follows the comparison, and --markdown FILE writes it as Markdown for
+a pull-request comment (docs/ci-gate.md); of an experiment directory whose file had a
+gate: key, --markdown alone applies its rules. Exit status with --fail-on: 0 every rule
+passes; 3 a rule fails; 4 none fails and one is inconclusive (a pipeline chooses
+whether 4 blocks); 1 and 2 as above.`
 
 // defaultCompareOptions are compare's flags before the command line.
 func defaultCompareOptions() *compareOptions {
@@ -109,21 +131,34 @@ func newCompareCommand() *cobra.Command {
   pgtrial compare --a runs/a1 --a runs/a2 --b runs/b1 --b runs/b2 --json`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(o.a) == 0 && len(o.b) == 0 && cmd.ArgsLenAtDash() < 0 && len(args) == 1 && compare.IsExperimentDir(args[0]) {
+			expDir := len(o.a) == 0 && len(o.b) == 0 && cmd.ArgsLenAtDash() < 0 && len(args) == 1 && compare.IsExperimentDir(args[0])
+			if expDir && o.failOn == "" && o.markdown != "" {
+				// The experiment file's gate: its rules, as recorded.
+				if err := recordedGateRules(o, args[0]); err != nil {
+					return err
+				}
+			}
+			rules, err := compareGateRules(o)
+			if err != nil {
+				return err
+			}
+			if expDir {
 				f := cmd.Flags()
-				return runCompareExperiment(o, args[0], f.Changed("name-a") || f.Changed("name-b"), cmd.OutOrStdout(), cmd.ErrOrStderr())
+				return runCompareExperiment(o, rules, args[0], f.Changed("name-a") || f.Changed("name-b"), cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
 			aDirs, bDirs, err := compareSides(o, args, cmd.ArgsLenAtDash())
 			if err != nil {
 				return err
 			}
-			return runCompare(o, aDirs, bDirs, cmd.OutOrStdout())
+			return runCompare(o, rules, aDirs, bDirs, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
 	addCompareFlags(f, o)
 	f.BoolVar(&o.json, "json", false, "print the comparison as JSON on stdout")
+	f.StringVar(&o.failOn, "fail-on", "", `a CI gate: rules such as 'tps<-3%,p99>+5%'; exit 3 when a real change crosses a threshold, 4 when the runs cannot decide`)
+	f.StringVar(&o.markdown, "markdown", "", "write the gate's summary as Markdown to FILE (a pull-request comment; needs --fail-on, or an experiment directory whose file had a gate:)")
 	return cmd
 }
 
@@ -182,22 +217,119 @@ func compareSides(o *compareOptions, args []string, dash int) (aDirs, bDirs []st
 
 // runCompare loads both sides, checks that they are comparable, compares
 // every metric and prints the result.
-func runCompare(o *compareOptions, aDirs, bDirs []string, stdout io.Writer) error {
+func runCompare(o *compareOptions, rules []gate.Rule, aDirs, bDirs []string, stdout, stderr io.Writer) error {
 	rep, err := buildComparison(o, o.nameA, o.nameB, aDirs, bDirs)
 	if err != nil {
 		return err
 	}
 	if o.json {
-		return writeCompareJSON(stdout, rep)
+		err = writeCompareJSON(stdout, rep)
+	} else {
+		err = writeCompareText(stdout, rep)
 	}
-	return writeCompareText(stdout, rep)
+	if err != nil || rules == nil {
+		return err
+	}
+	return runGate(o, rules, []*compare.Report{rep}, stdout, stderr)
+}
+
+// recordedGateRules sets --fail-on to the rules of the experiment in dir
+// (experiment.json's gate), when it had a gate.
+func recordedGateRules(o *compareOptions, dir string) error {
+	var rec experiment.Record
+	if err := results.ReadExperiment(dir, &rec); err != nil {
+		return err
+	}
+	if len(rec.Gate) == 0 {
+		return nil
+	}
+	var rules []string
+	for _, rr := range rec.Gate[0].Rules {
+		rules = append(rules, rr.Rule)
+	}
+	o.failOn = strings.Join(rules, ",")
+	return nil
+}
+
+// compareGateRules parses --fail-on (nil without it) and refuses
+// --markdown without it.
+func compareGateRules(o *compareOptions) ([]gate.Rule, error) {
+	if o.failOn == "" {
+		if o.markdown != "" {
+			return nil, errors.New("--markdown writes the gate's summary: give the rules with --fail-on (e.g. --fail-on 'tps<-3%')")
+		}
+		return nil, nil
+	}
+	rules, err := gate.Parse(o.failOn)
+	if err != nil {
+		return nil, fmt.Errorf("--fail-on: %w", err)
+	}
+	return rules, nil
+}
+
+// runGate judges the rules on each comparison, prints the gate's table
+// (on stderr under --json, whose stdout is JSON), writes --markdown and
+// returns the gate's exit status: nil (pass), exitGateFail or
+// exitGateInconclusive.
+func runGate(o *compareOptions, rules []gate.Rule, reps []*compare.Report, stdout, stderr io.Writer) error {
+	var results []*gate.Result
+	for _, rep := range reps {
+		results = append(results, gate.Evaluate(rules, rep))
+	}
+	doc := report.Gate(results)
+	out := stdout
+	if o.json {
+		out = stderr
+	} else {
+		fmt.Fprintln(stdout)
+	}
+	if err := report.WriteText(out, doc); err != nil {
+		return &exitError{code: exitRunFail, err: fmt.Errorf("write the gate: %w", err)}
+	}
+	if o.markdown != "" {
+		if err := writeMarkdownFile(o.markdown, doc); err != nil {
+			return &exitError{code: exitRunFail, err: err}
+		}
+	}
+	return gateExit(results)
+}
+
+// gateExit is the exit status of the gate's results: nil when every rule
+// passes, else silentExit(exitGateFail) or silentExit(exitGateInconclusive)
+// (the gate's table has said why).
+func gateExit(results []*gate.Result) error {
+	code := exitOK
+	for _, r := range results {
+		switch {
+		case r.Outcome == gate.Fail:
+			code = exitGateFail
+		case r.Outcome == gate.Inconclusive && code == exitOK:
+			code = exitGateInconclusive
+		}
+	}
+	if code == exitOK {
+		return nil
+	}
+	return silentExit(code)
+}
+
+// writeMarkdownFile writes doc as Markdown into path (created or replaced).
+func writeMarkdownFile(path string, doc *report.Doc) error {
+	var b bytes.Buffer
+	if err := report.WriteMarkdown(&b, doc); err != nil {
+		return fmt.Errorf("write the gate's Markdown: %w", err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("write the gate's Markdown (--markdown): %w", err)
+	}
+	return nil
 }
 
 // runCompareExperiment compares the variants of the experiment in dir: its
 // runs grouped by variant (experiment.json's records), each variant against
 // the first, or only --name-a against --name-b when named (named). Ramp and
 // search experiments are refused: their runs are at different loads.
-func runCompareExperiment(o *compareOptions, dir string, named bool, stdout, stderr io.Writer) error {
+func runCompareExperiment(o *compareOptions, rules []gate.Rule, dir string, named bool, stdout, stderr io.Writer) error {
 	if o.top < 0 {
 		return fmt.Errorf("--top %d: it must be 0 or more", o.top)
 	}
@@ -269,17 +401,23 @@ func runCompareExperiment(o *compareOptions, dir string, named bool, stdout, std
 		reps = append(reps, rep)
 	}
 	if o.json {
-		return writeCompareJSON(stdout, reps)
-	}
-	for i, rep := range reps {
-		if i > 0 {
-			fmt.Fprintln(stdout)
-		}
-		if err := writeCompareText(stdout, rep); err != nil {
+		if err := writeCompareJSON(stdout, reps); err != nil {
 			return err
 		}
+	} else {
+		for i, rep := range reps {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			if err := writeCompareText(stdout, rep); err != nil {
+				return err
+			}
+		}
 	}
-	return nil
+	if rules == nil {
+		return nil
+	}
+	return runGate(o, rules, reps, stdout, stderr)
 }
 
 // buildComparison loads A's and B's runs (named nameA and nameB), checks

@@ -98,7 +98,9 @@ warns and runs as planned; --calibrate=adjust raises the repeats to the runs nee
 
 Exit status: 0 the experiment ran (--restore: restored, or nothing to restore); 1
 bad file or setup (nothing was changed), or --restore could not put everything
-back; 2 it ended early (interrupted, a run failed).`
+back; 2 it ended early (interrupted, a run failed); with a gate: key (the rules of
+compare --fail-on, judged on each variant against the first; docs/ci-gate.md), 3 a
+rule fails and 4 none fails but one is inconclusive.`
 
 func newExperimentCommand(info BuildInfo) *cobra.Command {
 	o := &experimentOptions{}
@@ -204,6 +206,7 @@ func runExperiment(ctx context.Context, o *experimentOptions, file string, info 
 			return experiment.Execute(ctx, spec, env)
 		},
 		text: experimentText,
+		exit: func(rec *experiment.Record) error { return gateExit(rec.Gate) },
 	}, info, stdout, stderr)
 }
 
@@ -259,6 +262,9 @@ type experimentJob struct {
 	metrics    metricsOptions          // --metrics-addr, --metrics-allow-remote
 	run        func(context.Context, experiment.Env) (*experiment.Record, error)
 	text       func(io.Writer, *experiment.Record, string) error // the text report
+	// exit is the status of a job that finished: nil, or the gate's
+	// (gateExit); nil exit: 0.
+	exit func(*experiment.Record) error
 }
 
 // experimentText writes the summary of an experiment or a capacity search.
@@ -332,6 +338,9 @@ func runExperimentJob(ctx context.Context, j *experimentJob, info BuildInfo, std
 	}
 	if err != nil {
 		return &exitError{code: exitRunFail, err: fmt.Errorf("the %s ended early: %w; the runs made are in %s", j.what, err, filepath.Join(dir, experiment.RunsDir))}
+	}
+	if j.exit != nil {
+		return j.exit(rec)
 	}
 	return nil
 }

@@ -22,6 +22,10 @@ const (
 	exitOK       = 0
 	exitBadInput = 1
 	exitRunFail  = 2
+	// The CI gate (compare --fail-on, an experiment's gate:): a rule's
+	// threshold crossed by a real change, or a rule the runs cannot decide.
+	exitGateFail         = 3
+	exitGateInconclusive = 4
 )
 
 // exitError carries an exit code other than 1 through cobra's error return.

@@ -11,6 +11,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/checks"
 	"github.com/pgtrial/pgtrial/internal/compare"
 	"github.com/pgtrial/pgtrial/internal/explain"
+	"github.com/pgtrial/pgtrial/internal/gate"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/stats"
 )
@@ -65,6 +66,12 @@ func (r *runner) analyse() {
 				Primary: r.primary(), Margin: r.spec.Protocol.Margin,
 				VariantKnown: true, VariantSettings: set, Rounds: r.rounds(a, b)}, a, b)
 			rec.Comparisons = append(rec.Comparisons, rep)
+		}
+	}
+	rec.Gate = nil
+	if len(r.spec.Gate) > 0 {
+		for _, rep := range rec.Comparisons {
+			rec.Gate = append(rec.Gate, gate.Evaluate(r.spec.Gate, rep))
 		}
 	}
 

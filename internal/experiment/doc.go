@@ -77,6 +77,10 @@
 //	slo:                         # open model only; at_rate: the load's rate, or within a ramp
 //	  - {p99: 100ms, at_rate: 500}   # p50, p90, p95, p99 or p99.9; at_rate default: the load's rate(s)
 //
+//	gate: "p99>+10%,p99.9>+20%"  # a CI gate over each variant against the first, as compare --fail-on
+//	                             # (or a list of rules): pgtrial experiment exits 3 when a real change
+//	                             # crosses a threshold, 4 when the runs cannot decide (docs/ci-gate.md)
+//
 //	seed: 42                     # unsigned integer (--random-seed); default: chosen and recorded
 //	interval: 1s                 # --interval
 //	collect: [waits, statements, server, os]   # --collect; false: none; default: all

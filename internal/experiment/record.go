@@ -7,6 +7,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/capacity"
 	"github.com/pgtrial/pgtrial/internal/compare"
 	"github.com/pgtrial/pgtrial/internal/explain"
+	"github.com/pgtrial/pgtrial/internal/gate"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/serverctl"
 )
@@ -67,7 +68,10 @@ type Record struct {
 	// none. Its runs are not in Runs.
 	Calibration *Calibration      `json:"calibration,omitempty"`
 	Comparisons []*compare.Report `json:"comparisons,omitempty"`
-	Ramp        []RampLevel       `json:"ramp,omitempty"`
+	// Gate is the file's gate: judged on each of Comparisons (internal/gate),
+	// in their order; nil without a gate.
+	Gate []*gate.Result `json:"gate,omitempty"`
+	Ramp []RampLevel    `json:"ramp,omitempty"`
 	// Findings are what the runs' evidence says about why (internal/explain:
 	// the ramp per level, each variant against the first, associations, OS
 	// alarms, plans that changed); versioned by their schema.

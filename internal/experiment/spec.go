@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/engine"
+	"github.com/pgtrial/pgtrial/internal/gate"
 	"github.com/pgtrial/pgtrial/internal/metrics"
 	"github.com/pgtrial/pgtrial/internal/script"
 	"github.com/pgtrial/pgtrial/internal/serverctl"
@@ -68,6 +69,7 @@ type Spec struct {
 	Variants    []Variant // at least one
 	Injections  []Injection
 	SLOs        []SLO
+	Gate        []gate.Rule   // gate: the CI gate's rules (spec_gate.go); nil: none
 	Search      *Search       // nil: no capacity search
 	Seed        *uint64       // nil: the runner chooses one and records it
 	Interval    time.Duration // recorded intervals

@@ -98,6 +98,9 @@ func topSection() section[Spec] {
 		{name: "search", doc: "a capacity search instead of a load model", dec: func(d *decoder, s *Spec, e entry, path string, _ *fields) {
 			d.search(s, e, path)
 		}},
+		{name: "gate", doc: "a CI gate over each variant against the first: rules such as \"tps<-3%,p99>+5%\", or a list of them (spec_gate.go)", dec: func(d *decoder, s *Spec, e entry, path string, _ *fields) {
+			d.gate(s, e, path)
+		}},
 		{name: "seed", doc: "the random seed (--random-seed)", dec: func(d *decoder, s *Spec, e entry, path string, _ *fields) {
 			n := e.val
 			var v uint64
@@ -278,6 +281,7 @@ func (d *decoder) collectKinds(c *Collect, n *yaml.Node, path string) {
 // crossChecks are the rules between sections: the load model, search,
 // SLOs, the window, injections and restarts.
 func (d *decoder) crossChecks(s *Spec) {
+	d.checkGate(s) // spec_gate.go
 	if d.marks["scenarios"] != nil {
 		d.checkScenarios(s) // spec_scenarios.go: before the load model's checks
 	}

@@ -53,6 +53,7 @@ func Experiment(rec *experiment.Record, dir string) *Doc {
 	if len(rec.SLOs) > 0 {
 		d.Add(sloTable(rec.SLOs))
 	}
+	d.Add(GateBlocks(rec.Gate)...) // gate.go
 	d.Add(endBlocks(rec)...)
 	d.Add(&Lines{Lines: []string{fmt.Sprintf("experiment directory: %s (%s, runs in %s/)", dir, experiment.File, experiment.RunsDir)}})
 	return d
