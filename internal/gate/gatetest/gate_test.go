@@ -128,10 +128,15 @@ gate: "tps<-3%"
 	if g := rec.Gate[0]; g.NameB != "sync-on" || g.Outcome != "fail" {
 		t.Errorf("sync-on against sync-off: %s, want fail", g.Outcome)
 	}
-	// The closed model's A/A: 0, or 4 when the runs' noise is wider than 3 %;
-	// never a fail.
-	if g := rec.Gate[1]; g.NameB != "sync-same" || g.Outcome == "fail" {
-		t.Errorf("sync-same against sync-off (A/A): %s, want pass or inconclusive", g.Outcome)
+	// The closed model's A/A: pass, or inconclusive when the runs' noise is
+	// wider than 3 %. A fail is possible by chance: with 4 runs a side only
+	// a complete separation (1 ordering in 70, 1.4 %) is "differs" (the
+	// simulation in internal/gate bounds the rate), so it is logged here,
+	// not failed on; the A/A that must pass is the open model's below.
+	if g := rec.Gate[1]; g.NameB != "sync-same" {
+		t.Errorf("the second gate result is %s's, want sync-same's", g.NameB)
+	} else if g.Outcome == "fail" {
+		t.Logf("note: the closed-model A/A failed the gate by chance (%s)", g.Rules[0].Why)
 	}
 
 	// compare of the experiment directory gates the same comparisons.
