@@ -188,7 +188,7 @@ func runCompare(o *compareOptions, aDirs, bDirs []string, stdout io.Writer) erro
 		return err
 	}
 	if o.json {
-		return writeCompareJSON(stdout, rep)
+		return printJSON(stdout, jsonCompare, newJSONCompare(rep))
 	}
 	return writeCompareText(stdout, rep)
 }
@@ -269,7 +269,11 @@ func runCompareExperiment(o *compareOptions, dir string, named bool, stdout, std
 		reps = append(reps, rep)
 	}
 	if o.json {
-		return writeCompareJSON(stdout, reps)
+		list := make([]jsonCompareReport, len(reps))
+		for i, rep := range reps {
+			list[i] = newJSONCompare(rep)
+		}
+		return printJSON(stdout, jsonCompare, list)
 	}
 	for i, rep := range reps {
 		if i > 0 {
@@ -323,11 +327,6 @@ func buildComparison(o *compareOptions, nameA, nameB string, aDirs, bDirs []stri
 	rep.Forced = refusals
 	rep.Notes = append(rep.Notes, notes...)
 	return rep, nil
-}
-
-// writeCompareJSON prints v (a comparison, or a list of them) as JSON.
-func writeCompareJSON(stdout io.Writer, v any) error {
-	return printJSON(stdout, jsonCompare, v)
 }
 
 // writeCompareText prints a comparison for people.
