@@ -4,7 +4,7 @@
 //	run.schema.json          a run directory's run.json ("schema": "pgtrial.run/v1")
 //	experiment.schema.json   an experiment directory's experiment.json, and
 //	                         experiment/capacity/demo --json ("schema": 1)
-//	run-summary.schema.json  run/pgbench --json ("schema": "pgtrial.run-summary/v1")
+//	run-summary.schema.json  run --json ("schema": "pgtrial.run-summary/v1")
 //	compare.schema.json      compare --json: one comparison or an array of them
 //	                         (each "schema": "pgtrial.compare/v1")
 //	age.schema.json          age --json ("schema": "pgtrial.age/v1")

@@ -14,7 +14,7 @@ import (
 // JSON outputs' kinds: the name of each --json output's shape. One output, one
 // kind; the kind names its schema (schema/<kind>.schema.json).
 const (
-	jsonRunSummary = schema.RunSummary // run/pgbench --json: the summary, scenarios, evidence, checks
+	jsonRunSummary = schema.RunSummary // run --json: the summary, scenarios, evidence, checks
 	jsonCompare    = schema.Compare    // compare --json: one comparison, or an array of them
 	jsonExperiment = schema.Experiment // experiment/capacity/demo --json: experiment.json
 	jsonAge        = schema.Age        // age --json: the aging's result
