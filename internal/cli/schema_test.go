@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -25,7 +26,10 @@ const schemaBase = "https://github.com/pgtrial/pgtrial/schema/"
 func schemaDocs(t *testing.T) map[string][]byte {
 	t.Helper()
 	isConst := func(v any) func(*schemagen.Schema) {
-		return func(s *schemagen.Schema) { s.Const = v }
+		return func(s *schemagen.Schema) {
+			s.Const = v
+			s.Description = fmt.Sprintf("the version of this format: %v (docs/schemas.md)", v)
+		}
 	}
 	oneOf := func(vs ...any) func(*schemagen.Schema) {
 		return func(s *schemagen.Schema) { s.Enum = vs }

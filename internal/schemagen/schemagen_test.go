@@ -42,7 +42,7 @@ type Outer struct {
 	Pair     [2]float64        `json:"pair"`
 	Any      any               `json:"any,omitempty"`
 	Skipped  string            `json:"-"`
-	hidden   string
+	hidden   string            //lint:ignore U1000 an unexported field, which encoding/json leaves out
 }
 
 func generate(t *testing.T, opts Options, roots ...reflect.Type) (*Schema, []byte) {
