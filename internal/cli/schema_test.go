@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/pgtrial/pgtrial/internal/experiment"
@@ -111,5 +112,19 @@ func TestSchemas(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s is not what the types generate (a field added, changed or documented?); write it again with go test ./internal/cli -run TestSchemas -update, and read docs/schemas.md on versions", path)
 		}
+	}
+}
+
+// In tests printJSON validates each --json output against its kind's
+// schema and writes nothing that breaks it.
+func TestPrintJSONValidates(t *testing.T) {
+	var out bytes.Buffer
+	if err := printJSON(&out, jsonAge, jsonAgeResult{Schema: jsonSchemaID(jsonAge)}); err != nil {
+		t.Fatalf("age --json of a zero result: %v", err)
+	}
+	out.Reset()
+	err := printJSON(&out, jsonAge, jsonAgeResult{Schema: "pgtrial.age/v0"})
+	if err == nil || !strings.Contains(err.Error(), "age.schema.json") || out.Len() != 0 {
+		t.Errorf("age --json of another version: %v, wrote %q", err, out.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,5 +217,23 @@ func minimalExperiment(name string) map[string]any {
 		"tool": map[string]any{"name": "pgtrial"}, "target": map[string]any{},
 		"workload": "pgbench", "model": "closed", "warmup_s": 0, "window_s": 1,
 		"repeats": 1, "interleave": false, "seed": 1, "variants": []any{}, "runs": []any{},
+	}
+}
+
+// In tests the writers validate run.json and experiment.json against their
+// published schemas, and refuse a file that breaks them, saying where.
+func TestWritersValidateInTests(t *testing.T) {
+	run := &Run{StartedAt: time.Now(), Model: Model{Kind: "sideways", Clients: 1}}
+	_, err := Create(t.TempDir(), run)
+	if err == nil || !strings.Contains(err.Error(), "/model/kind") || !strings.Contains(err.Error(), "run.schema.json") {
+		t.Errorf("Create of a run with model kind %q: %v, want the schema's complaint about /model/kind", run.Model.Kind, err)
+	}
+	dir := t.TempDir()
+	err = WriteExperiment(dir, map[string]int{"schema": ExperimentSchema}, nil)
+	if err == nil || !strings.Contains(err.Error(), "experiment.schema.json") {
+		t.Errorf("WriteExperiment of a record without its fields: %v", err)
+	}
+	if _, serr := os.Stat(filepath.Join(dir, ExperimentFile)); !errors.Is(serr, fs.ErrNotExist) {
+		t.Errorf("the refused experiment.json was written: %v", serr)
 	}
 }
