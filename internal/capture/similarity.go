@@ -17,7 +17,6 @@ package capture
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"regexp"
@@ -54,27 +53,10 @@ type StatementSimilarity struct {
 	ShareOff       bool    `json:"share_off"`
 	RowsOff        bool    `json:"rows_off"`
 	BlocksOff      bool    `json:"blocks_off"`
-	RowsRatio      float64 `json:"-"` // run ÷ captured; NaN when the profile's is 0
-	BlocksRatio    float64 `json:"-"` // run ÷ captured; NaN when the profile's is 0
-}
-
-// MarshalJSON writes s with its ratios as rows_ratio and blocks_ratio, null
-// when the profile's figure is 0 (NaN, which JSON cannot hold).
-func (s StatementSimilarity) MarshalJSON() ([]byte, error) {
-	type plain StatementSimilarity
-	return json.Marshal(struct {
-		plain
-		RowsRatio   *float64 `json:"rows_ratio"`
-		BlocksRatio *float64 `json:"blocks_ratio"`
-	}{plain(s), finite(s.RowsRatio), finite(s.BlocksRatio)})
-}
-
-// finite is &v, or nil for NaN and ±Inf.
-func finite(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
+	// RowsRatio and BlocksRatio are run ÷ captured; NaN when the
+	// profile's is 0 (capture compare --json writes them as null).
+	RowsRatio   float64 `json:"-"`
+	BlocksRatio float64 `json:"-"`
 }
 
 // Similarity is the comparison of a run with a profile.

@@ -358,6 +358,7 @@ func adviseDoc(wl advise.Workload, hw *hardware, f *serverFacts, advice []advise
 
 // adviseJSON is advise --json: what the text shows, and the file written.
 type adviseJSON struct {
+	Schema        string          `json:"schema"`   // jsonSchemaID(jsonAdvise)
 	Workload      string          `json:"workload"` // pgtune's DB type
 	ServerVersion int             `json:"server_version_major"`
 	MaxConns      int             `json:"max_connections"`
@@ -384,7 +385,7 @@ type adviseSetting struct {
 
 func newAdviseJSON(wl advise.Workload, hw *hardware, f *serverFacts, advice []advise.Setting, restartOK bool, file string) adviseJSON {
 	j := adviseJSON{
-		Workload: string(wl), ServerVersion: f.versionNum / 10000, MaxConns: f.maxConnections,
+		Schema: jsonSchemaID(jsonAdvise), Workload: string(wl), ServerVersion: f.versionNum / 10000, MaxConns: f.maxConnections,
 		CPUs: hw.cpus, CPUsSource: hw.cpusSrc, RAMBytes: hw.ram, RAMSource: hw.ramSrc,
 		Storage: string(hw.storage), StorageSource: hw.stSrc, Experiment: file, Settings: []adviseSetting{},
 	}

@@ -126,7 +126,7 @@ func runAge(ctx context.Context, o ageOptions, arg string, stdout, stderr io.Wri
 	r, err := age.Run(ctx, cc, cfg)
 	if r != nil && r.After.Pages > 0 {
 		if o.json {
-			if jerr := printJSON(stdout, jsonAge, r); jerr != nil {
+			if jerr := printJSON(stdout, jsonAge, jsonAgeResult{Schema: jsonSchemaID(jsonAge), Result: *r}); jerr != nil {
 				return jerr
 			}
 		} else {

@@ -125,7 +125,7 @@ Exit status: 0 similar; 1 a flag was raised, or the directories could not be rea
 				return err
 			}
 			if asJSON {
-				if err := printJSON(cmd.OutOrStdout(), jsonCaptureCompare, sim); err != nil {
+				if err := printJSON(cmd.OutOrStdout(), jsonCaptureCompare, newJSONCaptureCompare(sim)); err != nil {
 					return err
 				}
 			} else if err := report.WriteText(cmd.OutOrStdout(), captureCompareDoc(sim)); err != nil {

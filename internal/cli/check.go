@@ -83,7 +83,7 @@ func runCheck(ctx context.Context, wl, arg, url string, asJSON bool, stdout, std
 		return err
 	}
 	if asJSON {
-		if err := printJSON(stdout, jsonCheck, cs); err != nil {
+		if err := printJSON(stdout, jsonCheck, jsonChecks{Schema: jsonSchemaID(jsonCheck), Checks: cs}); err != nil {
 			return err
 		}
 	} else {

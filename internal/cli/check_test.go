@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/pgtrial/pgtrial/internal/pgtest"
-	"github.com/pgtrial/pgtrial/internal/results"
 )
 
 // tpccCheckTables are the columns the TPC-C checks read: 1 warehouse, 1
@@ -48,8 +47,10 @@ func TestCheckCommandExitCodes(t *testing.T) {
 
 	// --json: the same conditions as run.json's tpcc.checks, the same exit status.
 	code, out, errOut = runCLI(t, "check", "-w", "tpcc", "--json", url)
-	var cs []results.TPCCCheck
-	if err := json.Unmarshal([]byte(out), &cs); err != nil || code != 1 || len(cs) != 4 || cs[0].Pass || !cs[1].Pass {
+	var doc jsonChecks
+	err := json.Unmarshal([]byte(out), &doc)
+	cs := doc.Checks
+	if err != nil || code != 1 || len(cs) != 4 || cs[0].Pass || !cs[1].Pass {
 		t.Errorf("--json: exit %d, %v: %s%s", code, err, out, errOut)
 	}
 

@@ -223,7 +223,7 @@ func runCompare(o *compareOptions, rules []gate.Rule, aDirs, bDirs []string, std
 		return err
 	}
 	if o.json {
-		err = writeCompareJSON(stdout, rep)
+		err = writeCompareJSON(stdout, newJSONCompare(rep))
 	} else {
 		err = writeCompareText(stdout, rep)
 	}
@@ -401,7 +401,11 @@ func runCompareExperiment(o *compareOptions, rules []gate.Rule, dir string, name
 		reps = append(reps, rep)
 	}
 	if o.json {
-		if err := writeCompareJSON(stdout, reps); err != nil {
+		list := make([]jsonCompareReport, len(reps))
+		for i, rep := range reps {
+			list[i] = newJSONCompare(rep)
+		}
+		if err := writeCompareJSON(stdout, list); err != nil {
 			return err
 		}
 	} else {
@@ -463,7 +467,7 @@ func buildComparison(o *compareOptions, nameA, nameB string, aDirs, bDirs []stri
 	return rep, nil
 }
 
-// writeCompareJSON prints v (a comparison, or a list of them) as JSON.
+// writeCompareJSON prints compare --json's document.
 func writeCompareJSON(stdout io.Writer, v any) error {
 	return printJSON(stdout, jsonCompare, v)
 }

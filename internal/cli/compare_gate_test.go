@@ -77,7 +77,7 @@ func TestCompareExperimentGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.Gate = []*gate.Result{{NameA: "base", NameB: "slow", Rules: []gate.RuleResult{{Rule: "p99>+5%"}}}}
-	if err := results.WriteExperiment(exp, rec); err != nil {
+	if err := results.WriteExperiment(exp, rec, nil); err != nil {
 		t.Fatal(err)
 	}
 	md := filepath.Join(t.TempDir(), "gate.md")

@@ -448,7 +448,7 @@ func writeCmpExperiment(t *testing.T, dir string, variants []string, runs map[st
 			rec.Runs = append(rec.Runs, experiment.RunRecord{N: n, Variant: v, Repeat: rep + 1, Dir: rel, StartedAt: r.started, TPS: r.tps})
 		}
 	}
-	if err := results.WriteExperiment(dir, rec); err != nil {
+	if err := results.WriteExperiment(dir, rec, nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -280,6 +280,7 @@ pg_ctl status), 1 on errors.`,
 // localStatusJSON is local status --json: localpg.Status with the field
 // names of run.json (snake_case) and the addresses as strings.
 type localStatusJSON struct {
+	Schema    string   `json:"schema"` // jsonSchemaID(jsonLocalStatus)
 	Name      string   `json:"name"`
 	State     string   `json:"state"`
 	Dir       string   `json:"dir"`
@@ -299,7 +300,7 @@ type localStatusJSON struct {
 
 func newLocalStatusJSON(st localpg.Status) localStatusJSON {
 	j := localStatusJSON{
-		Name: st.Name, State: string(st.State), Dir: st.Dir, Note: st.Note,
+		Schema: jsonSchemaID(jsonLocalStatus), Name: st.Name, State: string(st.State), Dir: st.Dir, Note: st.Note,
 		DataDir: st.DataDir, SocketDir: st.SocketDir, LogFile: st.LogFile, OSUser: st.OSUser,
 	}
 	if st.State != localpg.NotCreated {

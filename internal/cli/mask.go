@@ -113,7 +113,7 @@ func runMask(ctx context.Context, o maskOptions, arg string, stdout, stderr io.W
 		return err
 	}
 	if o.json {
-		if err := printJSON(stdout, jsonMask, r); err != nil {
+		if err := printJSON(stdout, jsonMask, jsonMaskResult{Schema: jsonSchemaID(jsonMask), Result: *r}); err != nil {
 			return err
 		}
 		printMaskWarnings(stderr, r)

@@ -384,7 +384,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	summary := r.Summary
 
 	if o.json {
-		if err := printJSON(stdout, jsonRunSummary, jsonSummary{Summary: summary, Scenarios: run.Scenarios, Evidence: run.Evidence, Checks: run.Checks, RunDir: dirPath}); err != nil {
+		if err := printJSON(stdout, jsonRunSummary, jsonSummary{Schema: jsonSchemaID(jsonRunSummary), Summary: summary, Scenarios: run.Scenarios, Evidence: run.Evidence, Checks: run.Checks, RunDir: dirPath}); err != nil {
 			return err
 		}
 	} else {
@@ -428,6 +428,7 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 
 // jsonSummary is --json's output.
 type jsonSummary struct {
+	Schema string `json:"schema"` // jsonSchemaID(jsonRunSummary)
 	results.Summary
 	Scenarios []results.Scenario `json:"scenarios,omitempty"` // --scenario's, each with its summary
 	Evidence  *results.Evidence  `json:"evidence,omitempty"`

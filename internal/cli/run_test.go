@@ -167,6 +167,7 @@ func TestRunOpenJSON(t *testing.T) {
 	out, _ := mustRun(t, 0, "run", url, "--rate", "200", "-T", "3s", "--warmup", "1s", "-c", "2", "-b", "select-only",
 		"--random-seed", "7", "--json", "--quiet", "--run-dir", dir, "-r")
 	var js struct {
+		Schema string `json:"schema"`
 		results.Summary
 		Evidence *results.Evidence `json:"evidence"`
 		Checks   []results.Check   `json:"checks"`
@@ -179,6 +180,9 @@ func TestRunOpenJSON(t *testing.T) {
 	}
 	if dec.More() {
 		t.Errorf("more than the JSON on stdout:\n%s", out)
+	}
+	if js.Schema != "pgtrial.run-summary/v1" {
+		t.Errorf("--json's schema %q, want pgtrial.run-summary/v1", js.Schema)
 	}
 	if js.Evidence == nil || js.Evidence.To.IsZero() {
 		t.Errorf("JSON without the evidence of the measured window: %+v", js.Evidence)

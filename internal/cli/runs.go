@@ -42,7 +42,7 @@ as a JSON array (field names as in run.json).`,
 				entries = []runlist.Entry{}
 			}
 			if o.json {
-				return printJSON(cmd.OutOrStdout(), jsonRuns, entries)
+				return printJSON(cmd.OutOrStdout(), jsonRuns, jsonRunsList{Schema: jsonSchemaID(jsonRuns), Root: root, Entries: entries})
 			}
 			return report.WriteText(cmd.OutOrStdout(), report.Runs(root, entries))
 		},

@@ -1,14 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
+	"math"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/pgtrial/pgtrial/internal/capture"
+	"github.com/pgtrial/pgtrial/internal/localpg"
+	"github.com/pgtrial/pgtrial/internal/mask"
+	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/results/resultstest"
-	"github.com/pgtrial/pgtrial/internal/runlist"
 )
 
 // runs lists the run directories under a folder, oldest first, in text and
@@ -32,8 +38,10 @@ func TestRunsCommand(t *testing.T) {
 		t.Errorf("runs output:\n%s", out)
 	}
 	code, out, errOut = runCLI(t, "runs", "--json", root)
-	var got []runlist.Entry
-	if err := json.Unmarshal([]byte(out), &got); err != nil || code != 0 || len(got) != 2 {
+	var list jsonRunsList
+	err = json.Unmarshal([]byte(out), &list)
+	got := list.Entries
+	if err != nil || code != 0 || len(got) != 2 || list.Schema != "pgtrial.runs/v1" {
 		t.Fatalf("--json: exit %d, %v: %s%s", code, err, out, errOut)
 	}
 	if got[1].Dir != "a-second" || got[1].Model != "closed" || got[1].TPS == nil || *got[1].TPS != second.Summary.Total.TPS {
@@ -54,5 +62,34 @@ func TestVersionJSON(t *testing.T) {
 	var v versionJSON
 	if err := json.Unmarshal([]byte(out), &v); err != nil || code != 0 || v.Name != "pgtrial" || v.Version != "1.2.3" || v.Commit != "abc123" || v.OS == "" {
 		t.Errorf("version --json: exit %d, %v: %s", code, err, out)
+	}
+}
+
+// Each of the smaller commands' --json documents validates against its
+// schema (printJSON validates in tests), NaN ratios written as null.
+func TestSmallJSONKindsValidate(t *testing.T) {
+	sim := &capture.Similarity{Phase: "measure", Statements: []capture.StatementSimilarity{
+		{ID: "Q1", Calls: 10, RowsRatio: math.NaN(), BlocksRatio: 2},
+	}, Flags: []string{}}
+	docs := []struct {
+		kind string
+		v    any
+		want string
+	}{
+		{jsonCaptureCompare, newJSONCaptureCompare(sim), `"rows_ratio": null`},
+		{jsonMask, jsonMaskResult{Schema: jsonSchemaID(jsonMask), Result: mask.Result{Database: "clone", Columns: []mask.ColumnResult{{Table: "users", Column: "email", Rows: 3}}}}, `"table": "users"`},
+		{jsonLocalStatus, newLocalStatusJSON(localpg.Status{Name: "default", State: localpg.Running, Port: 5432, Listen: []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:5432")}}), `"127.0.0.1:5432"`},
+		{jsonCheck, jsonChecks{Schema: jsonSchemaID(jsonCheck), Checks: []results.TPCCCheck{{Condition: 1, What: "W_YTD = sum(D_YTD)", Pass: true, Checked: 1}}}, `"condition": 1`},
+	}
+	for _, d := range docs {
+		kind := d.kind
+		var out bytes.Buffer
+		if err := printJSON(&out, kind, d.v); err != nil {
+			t.Errorf("%s: %v", kind, err)
+			continue
+		}
+		if !strings.Contains(out.String(), d.want) || !strings.Contains(out.String(), `"schema": "pgtrial.`+kind+`/v1"`) {
+			t.Errorf("%s: lacks %s or its schema id:\n%s", kind, d.want, out.String())
+		}
 	}
 }

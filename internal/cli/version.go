@@ -26,7 +26,7 @@ func newVersionCommand(info BuildInfo) *cobra.Command {
 			if asJSON {
 				t := info.tool()
 				t.Commit = commit
-				return printJSON(cmd.OutOrStdout(), jsonVersion, versionJSON{Tool: t, OS: runtime.GOOS, Arch: runtime.GOARCH})
+				return printJSON(cmd.OutOrStdout(), jsonVersion, versionJSON{Schema: jsonSchemaID(jsonVersion), Tool: t, OS: runtime.GOOS, Arch: runtime.GOARCH})
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "pgtrial %s (commit %s, %s %s/%s)\n",
 				version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
@@ -39,6 +39,7 @@ func newVersionCommand(info BuildInfo) *cobra.Command {
 
 // versionJSON is version --json: run.json's "tool" and the platform.
 type versionJSON struct {
+	Schema string `json:"schema"` // jsonSchemaID(jsonVersion)
 	results.Tool
 	OS   string `json:"os"`
 	Arch string `json:"arch"`

@@ -10,6 +10,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/gate"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/serverctl"
+	"github.com/pgtrial/pgtrial/schema"
 )
 
 // File is the experiment directory's summary file; the runs are in
@@ -93,6 +94,10 @@ type Record struct {
 	Unrestored bool               `json:"unrestored,omitempty"`
 	Error      string             `json:"error,omitempty"`
 	Injections []InjectionPlanned `json:"injections,omitempty"`
+
+	// schemas keeps experiment.json's compiled schema between the record's
+	// writes, which validate the file in tests (results.WriteExperiment).
+	schemas *schema.Validator
 }
 
 // VariantRecord is a variant as applied.
@@ -199,7 +204,10 @@ type SLOResult struct {
 
 // write rewrites experiment.json atomically (results.WriteExperiment).
 func (r *Record) write(dir string) error {
-	return results.WriteExperiment(dir, r)
+	if r.schemas == nil {
+		r.schemas = new(schema.Validator)
+	}
+	return results.WriteExperiment(dir, r, r.schemas)
 }
 
 // LoadRecord reads experiment.json of an experiment directory

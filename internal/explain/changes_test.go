@@ -12,6 +12,7 @@ import (
 
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/results/resultstest"
+	"github.com/pgtrial/pgtrial/schema"
 )
 
 // synth is a synthetic measured window of n 1-second intervals starting
@@ -340,6 +341,9 @@ func TestChangesRunDir(t *testing.T) {
 	data, err := json.Marshal(run)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := schema.Validate(schema.Run, data); err != nil {
+		t.Errorf("run.json with the findings: %v", err)
 	}
 	for _, key := range []string{`"changes":{"method":"PELT`, `"at_s":`, `"since_s":`, `"matched":[`, `"offset_s":`, `"sessions_before":`, `"window_from_s":`} {
 		if !strings.Contains(string(data), key) {

@@ -10,6 +10,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/experiment"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/results/resultstest"
+	"github.com/pgtrial/pgtrial/schema"
 )
 
 // TestExperimentRunFindings: the experiment's summary lists each run with
@@ -65,6 +66,9 @@ func rewriteRun(t *testing.T, dir string, run *results.Run) {
 	run.Schema = results.Schema
 	data, err := json.Marshal(run)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(schema.Run, data); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, results.RunFile), data, 0o600); err != nil {

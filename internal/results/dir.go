@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pgtrial/pgtrial/internal/metrics"
+	"github.com/pgtrial/pgtrial/schema"
 )
 
 // Dir is a run directory being written. Its methods are safe for concurrent
@@ -29,6 +30,8 @@ type Dir struct {
 	tlFile   *os.File
 	timeline *timelineWriter
 	events   *os.File
+
+	schemas schema.Validator // run.json's schema, for its writes in tests (writeRun)
 }
 
 // Create makes the run directory dir (with parents; MakeDirs: DirMode, never
@@ -101,7 +104,7 @@ func Create(dir string, run *Run) (*Dir, error) {
 		return fail(err)
 	}
 	// run.json last: it marks the directory as a run's.
-	if err := writeRun(dir, run); err != nil {
+	if err := writeRun(dir, run, &d.schemas); err != nil {
 		return fail(err)
 	}
 	return d, nil
@@ -206,7 +209,7 @@ func (d *Dir) Finish(run *Run) error {
 		return fmt.Errorf("finish %s: %w", d.path, ErrClosed)
 	}
 	closeErr := d.closeFiles()
-	if err := writeRun(d.path, run); err != nil {
+	if err := writeRun(d.path, run, &d.schemas); err != nil {
 		return errors.Join(closeErr, fmt.Errorf("finish: %w", err))
 	}
 	if closeErr != nil {

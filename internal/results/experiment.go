@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/pgtrial/pgtrial/schema"
 )
 
 // experiment.json is an experiment directory's summary (internal/experiment's
@@ -21,9 +23,12 @@ const (
 
 // WriteExperiment writes record, experiment.json's content (a value with
 // an integer "schema" field), to dir/experiment.json atomically, as run.json
-// is written: a reader sees the old or the new file, never a part.
-func WriteExperiment(dir string, record any) error {
-	return writeJSONAtomic(dir, ExperimentFile, record)
+// is written: a reader sees the old or the new file, never a part. In tests
+// the file is validated against schema/experiment.schema.json with schemas
+// (which keeps the compiled schema between writes; nil: compiled for this
+// one).
+func WriteExperiment(dir string, record any, schemas *schema.Validator) error {
+	return writeJSONAtomic(dir, ExperimentFile, checkSchema(schemas, schema.Experiment), record)
 }
 
 // ReadExperiment reads dir/experiment.json into record. A schema newer than

@@ -2,12 +2,14 @@ package results
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,7 +64,7 @@ func TestWindowHolds(t *testing.T) {
 func TestDirClock(t *testing.T) {
 	dir := t.TempDir()
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	run := &Run{StartedAt: start}
+	run := &Run{StartedAt: start, Model: Model{Kind: ModelClosed, Clients: 1}}
 	d, err := Create(dir, run)
 	if err != nil {
 		t.Fatal(err)
@@ -186,14 +188,17 @@ func TestExperimentFile(t *testing.T) {
 		Schema int    `json:"schema"`
 		Name   string `json:"name"`
 	}
-	if err := WriteExperiment(dir, &rec{Schema: ExperimentSchema, Name: "x"}); err != nil {
+	if err := WriteExperiment(dir, minimalExperiment("x"), nil); err != nil {
 		t.Fatal(err)
 	}
 	var got rec
-	if err := ReadExperiment(dir, &got); err != nil || got.Name != "x" {
+	if err := ReadExperiment(dir, &got); err != nil || got.Name != "x" || got.Schema != ExperimentSchema {
 		t.Errorf("ReadExperiment = %+v, %v", got, err)
 	}
-	if err := WriteExperiment(dir, &rec{Schema: ExperimentSchema + 1}); err != nil {
+	// A newer pgtrial's file (which this one's writer would refuse in tests:
+	// its schema is not v1's).
+	newer, _ := json.Marshal(&rec{Schema: ExperimentSchema + 1})
+	if err := os.WriteFile(filepath.Join(dir, ExperimentFile), newer, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := ReadExperiment(dir, &got); err == nil {
@@ -201,5 +206,34 @@ func TestExperimentFile(t *testing.T) {
 	}
 	if err := ReadExperiment(t.TempDir(), &got); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing experiment.json: %v", err)
+	}
+}
+
+// minimalExperiment is the smallest experiment.json that its schema
+// (schema/experiment.schema.json) accepts: the fields that are always written.
+func minimalExperiment(name string) map[string]any {
+	return map[string]any{
+		"schema": ExperimentSchema, "name": name, "started_at": "2026-01-02T03:04:05Z",
+		"tool": map[string]any{"name": "pgtrial"}, "target": map[string]any{},
+		"workload": "pgbench", "model": "closed", "warmup_s": 0, "window_s": 1,
+		"repeats": 1, "interleave": false, "seed": 1, "variants": []any{}, "runs": []any{},
+	}
+}
+
+// In tests the writers validate run.json and experiment.json against their
+// published schemas, and refuse a file that breaks them, saying where.
+func TestWritersValidateInTests(t *testing.T) {
+	run := &Run{StartedAt: time.Now(), Model: Model{Kind: "sideways", Clients: 1}}
+	_, err := Create(t.TempDir(), run)
+	if err == nil || !strings.Contains(err.Error(), "/model/kind") || !strings.Contains(err.Error(), "run.schema.json") {
+		t.Errorf("Create of a run with model kind %q: %v, want the schema's complaint about /model/kind", run.Model.Kind, err)
+	}
+	dir := t.TempDir()
+	err = WriteExperiment(dir, map[string]int{"schema": ExperimentSchema}, nil)
+	if err == nil || !strings.Contains(err.Error(), "experiment.schema.json") {
+		t.Errorf("WriteExperiment of a record without its fields: %v", err)
+	}
+	if _, serr := os.Stat(filepath.Join(dir, ExperimentFile)); !errors.Is(serr, fs.ErrNotExist) {
+		t.Errorf("the refused experiment.json was written: %v", serr)
 	}
 }

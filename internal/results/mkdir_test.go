@@ -24,7 +24,7 @@ func TestRunDirectoryModes(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteExperiment(dir, map[string]int{"x": 1}); err != nil {
+	if err := WriteExperiment(dir, minimalExperiment("x"), nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := d.Finish(testRun()); err != nil {

@@ -214,7 +214,7 @@ func cutUTF8(s string, n int) string {
 func WritePlans(dir string, p *Plans) error {
 	out := *p
 	out.Schema = PlansSchema
-	return writeJSONAtomic(dir, PlansFile, &out)
+	return writeJSONAtomic(dir, PlansFile, nil, &out)
 }
 
 // ReadPlans reads dir/plans.json; a missing file wraps fs.ErrNotExist.

@@ -60,7 +60,7 @@ type RestoreSetting struct {
 func WriteRestore(dir string, st *RestoreState) error {
 	out := *st
 	out.Schema = RestoreSchema
-	return writeJSONAtomic(dir, RestoreFile, &out)
+	return writeJSONAtomic(dir, RestoreFile, nil, &out)
 }
 
 // ReadRestore reads dir's restore.json; a missing file wraps fs.ErrNotExist.

@@ -41,7 +41,7 @@ func TestRestoreFile(t *testing.T) {
 	}
 	newer := want
 	newer.Schema = RestoreSchema + 1
-	if err := writeJSONAtomic(dir, RestoreFile, &newer); err != nil {
+	if err := writeJSONAtomic(dir, RestoreFile, nil, &newer); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ReadRestore(dir); err == nil {

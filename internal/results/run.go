@@ -38,7 +38,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"testing"
 	"time"
+
+	"github.com/pgtrial/pgtrial/schema"
 )
 
 // Schema is the version of the run directory format this package writes and
@@ -204,19 +207,36 @@ func Load(dir string) (*Run, error) {
 
 // writeRun writes run to dir/run.json atomically (writeJSONAtomic). The
 // schema is set and the command line redacted on the way out; run itself is
-// not modified.
-func writeRun(dir string, run *Run) error {
+// not modified. In tests the file is validated against schema/run.schema.json
+// with schemas (checkSchema).
+func writeRun(dir string, run *Run, schemas *schema.Validator) error {
 	out := *run
 	out.Schema = Schema
 	out.CommandLine = RedactArgs(run.CommandLine)
-	return writeJSONAtomic(dir, RunFile, &out)
+	return writeJSONAtomic(dir, RunFile, checkSchema(schemas, schema.Run), &out)
+}
+
+// checkSchema is writeJSONAtomic's check of a file against kind's
+// published schema (schema.Kinds) in tests, so that every run.json and
+// experiment.json the tests write is validated; nil, no check, outside
+// tests. schemas keeps the compiled schema between writes (nil: compiled
+// for this one).
+func checkSchema(schemas *schema.Validator, kind string) func([]byte) error {
+	if !testing.Testing() {
+		return nil
+	}
+	if schemas == nil {
+		schemas = new(schema.Validator)
+	}
+	return func(data []byte) error { return schemas.Validate(kind, data) }
 }
 
 // writeJSONAtomic writes v as indented JSON with a final newline to
 // dir/name atomically: a temporary file in the same directory, fsynced,
 // renamed over dir/name, and the directory fsynced, so a reader sees the old
-// or the new file, never a part.
-func writeJSONAtomic(dir, name string, v any) error {
+// or the new file, never a part. check, when not nil, vets the encoded file
+// first (checkSchema).
+func writeJSONAtomic(dir, name string, check func([]byte) error, v any) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
@@ -224,6 +244,11 @@ func writeJSONAtomic(dir, name string, v any) error {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
 	path := filepath.Join(dir, name)
+	if check != nil {
+		if err := check(buf.Bytes()); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+	}
 	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

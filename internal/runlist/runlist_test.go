@@ -42,12 +42,12 @@ func TestScan(t *testing.T) {
 			{N: 5, Variant: "on", TPS: 1, P99: 1, Error: "connection refused"},
 		},
 		Checks: []results.Check{{Name: "repeats", Status: "warn"}, {Name: "open_model", Status: "pass"}},
-		Comparisons: []*compare.Report{{NameA: "on", NameB: "off", Primary: "tps", Metrics: []compare.Metric{
+		Comparisons: []*compare.Report{{NameA: "on", NameB: "off", Primary: "tps", Model: results.Model{Kind: results.ModelClosed, Clients: 4}, Metrics: []compare.Metric{
 			{Metric: "p99"},
 			{Metric: "tps", Verdict: stats.VerdictResult{Outcome: stats.OutcomeDiffers, Ratio: stats.Interval{OK: true, Point: 2.5, Lo: 2.1, Hi: 2.9}}},
 		}}},
 	}
-	if err := results.WriteExperiment(exp, &rec); err != nil {
+	if err := results.WriteExperiment(exp, &rec, nil); err != nil {
 		t.Fatal(err)
 	}
 	// A run.json that is not one, and a run too deep to be found at depth 2.

@@ -40,7 +40,7 @@ func TestSlowestFromConfig(t *testing.T) {
 // no slow.csv.
 func TestRecorderWritesSlow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		dir, err := results.Create(t.TempDir(), &results.Run{StartedAt: time.Now()})
+		dir, err := results.Create(t.TempDir(), stubRun())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,12 +87,12 @@ func TestRecorderWritesSlow(t *testing.T) {
 				t.Errorf("row %d: %+v\nwant %+v", i, g, w)
 			}
 		}
-		if err := dir.Finish(&results.Run{}); err != nil {
+		if err := dir.Finish(stubRun()); err != nil {
 			t.Fatal(err)
 		}
 
 		// Slowest = 0: no file.
-		dir2, err := results.Create(t.TempDir(), &results.Run{StartedAt: time.Now()})
+		dir2, err := results.Create(t.TempDir(), stubRun())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +107,7 @@ func TestRecorderWritesSlow(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir2.Path(), results.SlowFile)); err == nil {
 			t.Error("slow.csv written without a selection")
 		}
-		dir2.Finish(&results.Run{})
+		dir2.Finish(stubRun())
 	})
 }
 
