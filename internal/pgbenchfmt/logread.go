@@ -111,14 +111,14 @@ func (t *TxLine) End() int64 { return t.Epoch*1_000_000 + t.Micros }
 // AggLine is one aggregate line. The latency and lag figures are pgbench's
 // "%.0f" of its double sums (µs, µs²). Columns absent from the line are 0.
 type AggLine struct {
-	Cols                           int   // 6, 10, 11, 15 or 16
-	Start                          int64 // interval start, epoch seconds
-	Count                          int64 // successful transactions
+	Cols                            int   // 6, 10, 11, 15 or 16
+	Start                           int64 // interval start, epoch seconds
+	Count                           int64 // successful transactions
 	SumLat, Sum2Lat, MinLat, MaxLat float64
 	SumLag, Sum2Lag, MinLag, MaxLag float64
-	Skipped                        int64
-	Retried, Retries               int64
-	Serialization, Deadlock, Other int64
+	Skipped                         int64
+	Retried, Retries                int64
+	Serialization, Deadlock, Other  int64
 }
 
 // maxLogCols bounds the columns a line may have (one more than the widest
