@@ -95,6 +95,7 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newShapeCommand(),
 		newMaskCommand(),
 		newCaptureCommand(),
+		newAnalyzeCommand(info),
 	)
 	return root
 }
