@@ -45,8 +45,8 @@ type fileInfo struct {
 
 // worker reads files one after the other; its state is reused.
 type worker struct {
-	cfg *Config
-	sh  *shared
+	cfg  *Config
+	sh   *shared
 	ivUS int64 // per-transaction logs: the interval, µs
 
 	exact exact // committed latencies, µs
