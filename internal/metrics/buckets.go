@@ -93,13 +93,26 @@ func (c *BucketCounts) Add(p Packed) error {
 // Pack appends c's counts to dst as a Packed histogram, returns it, and
 // empties c.
 func (c *BucketCounts) Pack(dst Packed) Packed {
-	slices.Sort(c.touched)
 	prev := int32(-1)
-	for _, i := range c.touched {
+	put := func(i int32) {
 		dst = binary.AppendUvarint(dst, uint64(i-prev))
 		dst = binary.AppendUvarint(dst, uint64(c.counts[i]))
 		c.counts[i] = 0
 		prev = i
+	}
+	if len(c.touched) < 256 {
+		slices.Sort(c.touched)
+		for _, i := range c.touched {
+			put(i)
+		}
+	} else {
+		// Many buckets: a scan of their range costs less than a sort.
+		lo, hi := slices.Min(c.touched), slices.Max(c.touched)
+		for i := lo; i <= hi; i++ {
+			if c.counts[i] != 0 {
+				put(i)
+			}
+		}
 	}
 	c.touched = c.touched[:0]
 	c.n = 0
