@@ -59,7 +59,7 @@ cat "${files[@]}" >/dev/null # both read from the page cache
 now() { date +%s.%N; }
 echo "stats.py"
 t0=$(now)
-stats=$(cat "${files[@]}" | python3 -I "$work/stats.py")
+stats=$(cat "${files[@]}" | /usr/bin/time -v -o "$work/time-py.txt" python3 -I "$work/stats.py")
 t1=$(now)
 echo "  $stats"
 
@@ -68,6 +68,8 @@ t2=$(now)
 /usr/bin/time -v -o "$work/time.txt" "$work/pgtrial" analyze --json --dir "$work/run" "${files[@]}" >"$work/summary.json"
 t3=$(now)
 rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time.txt")
+cpu() { awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$1"; }
+cpu_py=$(cpu "$work/time-py.txt") cpu_ours=$(cpu "$work/time.txt")
 ours=$(python3 - "$work/summary.json" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))["total"]
@@ -85,9 +87,9 @@ ratio=$(echo "$ts / $ta" | bc -l)
 same=MISS
 [[ ${stats} == "${ours%%$'\n'*}" ]] && same=PASS
 echo
-echo "RESULTS ($lines lines, $threads files, $(nproc) CPUs)"
-printf '  stats.py         %8.2f s\n' "$ts"
-printf '  pgtrial analyze  %8.2f s\n' "$ta"
+echo "RESULTS ($lines lines, $threads files, $(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg))"
+printf '  stats.py         %8.2f s (CPU %s s)\n' "$ts" "$cpu_py"
+printf '  pgtrial analyze  %8.2f s (CPU %s s)\n' "$ta" "$cpu_ours"
 printf '  ratio            %8.1f x   %s (target >= 10)\n' "$ratio" "$( (( $(echo "$ratio >= 10" | bc -l) )) && echo PASS || echo MISS)"
 printf '  percentiles      identical  %s\n' "$same"
 printf '  pgtrial max RSS  %8.1f MB  %s (target < 100)\n' "$(echo "$rss_kb / 1024" | bc -l)" "$( (( rss_kb < 102400 )) && echo PASS || echo MISS)"

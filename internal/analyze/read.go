@@ -66,7 +66,6 @@ type worker struct {
 	// Aggregate logs.
 	aggLagNonZero  bool
 	aggCols        map[int]int64
-	aggMaxMinLatUS float64
 }
 
 type curScript struct {
