@@ -64,8 +64,8 @@ type worker struct {
 	outOfOrder       int64 // lines whose end was before the previous line's interval
 
 	// Aggregate logs.
-	aggLagNonZero  bool
-	aggCols        map[int]int64
+	aggLagNonZero bool
+	aggCols       map[int]int64
 }
 
 type curScript struct {
