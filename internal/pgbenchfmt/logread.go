@@ -175,6 +175,9 @@ func (r *LogReader) Next() (bool, error) {
 			return false, r.readErr(err)
 		}
 		r.line++
+		if r.kind == LogTransactions && r.fastTx(b) {
+			return true, nil
+		}
 		n := splitCols(b, &r.cols)
 		if n == 0 {
 			continue // an empty line
@@ -282,6 +285,83 @@ var (
 	wordDeadlock      = []byte("deadlock")
 	wordOther         = []byte("other")
 )
+
+// fastTx parses b as the per-transaction line pgbench writes (columns
+// separated by one space, a committed, skipped or failed line, ending in
+// \n or at the end of the input) in one pass, and reports whether it
+// could; anything else (tabs, \r, other words, errors) is left to the
+// general parser, which gives the same result or the error.
+func (r *LogReader) fastTx(b []byte) bool {
+	i := 0
+	num := func() (int64, bool) {
+		j := i
+		var v int64
+		for i < len(b) && i-j < 18 {
+			d := b[i] - '0'
+			if d > 9 {
+				break
+			}
+			v = v*10 + int64(d)
+			i++
+		}
+		return v, i > j
+	}
+	sep := func() bool {
+		if i < len(b) && b[i] == ' ' {
+			i++
+			return true
+		}
+		return false
+	}
+	var t TxLine
+	var ok bool
+	if t.Client, ok = num(); !ok || !sep() {
+		return false
+	}
+	if t.TxNo, ok = num(); !ok || !sep() {
+		return false
+	}
+	if t.Latency, ok = num(); !ok {
+		switch {
+		case bytes.HasPrefix(b[i:], wordSkipped):
+			t.Status, i = TxSkipped, i+len(wordSkipped)
+		case bytes.HasPrefix(b[i:], wordFailed):
+			t.Status, i = TxFailed, i+len(wordFailed)
+		default:
+			return false
+		}
+	}
+	if !sep() {
+		return false
+	}
+	if t.Script, ok = num(); !ok || !sep() {
+		return false
+	}
+	if t.Epoch, ok = num(); !ok || !sep() {
+		return false
+	}
+	if t.Micros, ok = num(); !ok || t.Micros >= 1_000_000 {
+		return false
+	}
+	t.Cols = 6
+	for t.Cols < 8 && sep() {
+		v, ok := num()
+		if !ok {
+			return false
+		}
+		if t.Cols == 6 {
+			t.Col7 = v
+		} else {
+			t.Col8 = v
+		}
+		t.Cols++
+	}
+	if i < len(b) && !(b[i] == '\n' && i == len(b)-1) {
+		return false
+	}
+	r.Tx = t
+	return true
+}
 
 func (r *LogReader) parseTx(cols [][]byte) error {
 	if len(cols) < 6 || len(cols) > 8 {

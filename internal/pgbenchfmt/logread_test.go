@@ -199,3 +199,32 @@ func FuzzLogLine(f *testing.F) {
 		}
 	})
 }
+
+// FuzzFastTx: whatever line the one-pass parser accepts, the general one
+// accepts too, with the same fields.
+func FuzzFastTx(f *testing.F) {
+	for _, s := range []string{"0 1 2151 0 1796345400 733397\n", "0 3 skipped 0 1796345400 735463 0\n", "1 3 648 0 1796006485 153240 -73 2\n",
+		"1 4 failed 0 1796006485 1 0 9", "1 4 failedx 0 1796006485 1\n", "1 2 3 4 5 6 7 8 9\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > MaxLogLine {
+			return
+		}
+		var r LogReader
+		if !r.fastTx(b) {
+			return
+		}
+		fast := r.Tx
+		n := splitCols(b, &r.cols)
+		if n > len(r.cols) {
+			t.Fatalf("fast path took %q with %d columns", b, n)
+		}
+		if err := r.parseTx(r.cols[:n]); err != nil {
+			t.Fatalf("fast path took %q, the general parser says %v", b, err)
+		}
+		if r.Tx != fast {
+			t.Fatalf("%q: fast %+v, general %+v", b, fast, r.Tx)
+		}
+	})
+}
