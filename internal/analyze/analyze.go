@@ -247,6 +247,8 @@ func assemble(cfg *Config, sh *shared, infos []*fileInfo, ws []*worker) (*Result
 	var phase [][3]metrics.BucketCounts = make([][3]metrics.BucketCounts, scripts)
 	var phaseStats = make([]metrics.Stats, scripts)
 	var writeErr error
+	var scratch metrics.BucketCounts
+	var union metrics.Packed
 	for k := gridFrom; k < to; k += ivUS {
 		resetInterval(iv)
 		iv.Start, iv.End = time.UnixMicro(max(k, from)), time.UnixMicro(min(k+ivUS, to))
@@ -257,11 +259,15 @@ func assemble(cfg *Config, sh *shared, infos []*fileInfo, ws []*worker) (*Result
 				h.Stats.Merge(&as.stats)
 				iv.Total.Stats.Merge(&as.stats)
 				phaseStats[s].Merge(&as.stats)
-				for j, p := range as.hists {
-					if len(p) == 0 {
+				for j, ps := range as.hists {
+					if len(ps) == 0 {
 						continue
 					}
-					if err := errors.Join(p.AddTo(hist(h, j)), p.AddTo(hist(&iv.Total, j)), phase[s][j].Add(p)); err != nil && writeErr == nil {
+					for _, p := range ps {
+						_ = scratch.Add(p) // packed by read.go: well formed
+					}
+					union = scratch.Pack(union[:0])
+					if err := errors.Join(union.AddTo(hist(h, j)), union.AddTo(hist(&iv.Total, j)), phase[s][j].Add(union)); err != nil && writeErr == nil {
 						writeErr = err
 					}
 				}

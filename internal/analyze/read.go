@@ -24,7 +24,7 @@ type acc struct {
 
 type accScript struct {
 	stats metrics.Stats
-	hists [3]metrics.Packed // response, service, lag
+	hists [3][]metrics.Packed // response, service, lag: one per flush of a file
 }
 
 // shared is what the workers merge into, under mu.
@@ -215,10 +215,11 @@ func (w *worker) flush() {
 		as := &a.scripts[i]
 		as.stats.Merge(&s.stats)
 		for k := range s.c {
-			// The shared counts are added to the worker's and packed
-			// again: a merge in time proportional to the buckets used.
-			_ = s.c[k].Add(as.hists[k]) // packed by this package: well formed
-			as.hists[k] = s.c[k].Pack(as.hists[k][:0])
+			// Kept apart, merged when the interval is written: merging here
+			// would decode the interval's union again for every file.
+			if s.c[k].Count() > 0 {
+				as.hists[k] = append(as.hists[k], s.c[k].Pack(nil))
+			}
 		}
 		*s = curScript{c: s.c}
 	}

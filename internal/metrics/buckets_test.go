@@ -3,6 +3,8 @@ package metrics
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // TestBucketIndexMatchesHistogram: bucketIndex and bucketValue are
@@ -60,5 +62,39 @@ func BenchmarkBucketCountsRecord(b *testing.B) {
 	var c BucketCounts
 	for i := range b.N {
 		c.Record(int64(i&0xffff) * 3)
+	}
+}
+
+// TestEncodeV2MatchesLibrary: encodeV2 is the library's EncodeV2 and Max,
+// byte for byte: empty, sparse, wide, at the top of the range, with counts
+// beyond the varint form, and of another geometry.
+func TestEncodeV2MatchesLibrary(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	var hs []*hdrhistogram.Histogram
+	for k := range 8 {
+		h := NewHistogram()
+		for range k * k * 300 {
+			RecordValue(h, int64(rnd.ExpFloat64()*float64(int64(1)<<rnd.IntN(30))))
+		}
+		hs = append(hs, h)
+	}
+	top := NewHistogram()
+	RecordValue(top, HistHighest)
+	RecordValue(top, 0)
+	huge := NewHistogram()
+	_ = huge.RecordValues(5000, 1<<57)
+	hs = append(hs, top, huge, hdrhistogram.New(1, 1000, 2))
+	for i, h := range hs {
+		want, err := h.EncodeV2()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, maxV, err := encodeV2(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) || maxV != h.Max() {
+			t.Errorf("histogram %d: max %d (library %d), payload equal %v", i, maxV, h.Max(), string(got) == string(want))
+		}
 	}
 }

@@ -115,6 +115,7 @@ func (l *LogWriter) Write(iv *Interval, scriptNames []string) error {
 		h       *hdrhistogram.Histogram
 		same    int // the index of an earlier line with equal counts, or -1
 		payload []byte
+		max     int64
 		err     error
 	}
 	var lines []line
@@ -150,7 +151,7 @@ func (l *LogWriter) Write(iv *Interval, scriptNames []string) error {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			lines[i].payload, lines[i].err = lines[i].h.EncodeV2()
+			lines[i].payload, lines[i].max, lines[i].err = encodeV2(lines[i].h)
 		})
 	}
 	wg.Wait()
@@ -159,9 +160,9 @@ func (l *LogWriter) Write(iv *Interval, scriptNames []string) error {
 	var buf []byte
 	for i := range lines {
 		ln := &lines[i]
-		payload, err := ln.payload, ln.err
+		payload, maxV, err := ln.payload, ln.max, ln.err
 		if ln.same >= 0 {
-			payload, err = lines[ln.same].payload, lines[ln.same].err
+			payload, maxV, err = lines[ln.same].payload, lines[ln.same].max, lines[ln.same].err
 		}
 		if err == nil && badTag(ln.tag) {
 			err = fmt.Errorf("tag string cannot contain commas, spaces, or line breaks. used tag: %s", ln.tag)
@@ -170,7 +171,7 @@ func (l *LogWriter) Write(iv *Interval, scriptNames []string) error {
 			// hdrhistogram-go's "%s%f,%f,%f,%s\n" (Tag=…, start, length,
 			// max / MsToNsRatio, payload).
 			buf = fmt.Appendf(buf[:0], "Tag=%s,%f,%f,%f,%s\n", ln.tag, start, end-start,
-				float64(ln.h.Max())/hdrhistogram.MsToNsRatio, payload)
+				float64(maxV)/hdrhistogram.MsToNsRatio, payload)
 			_, err = l.out.Write(buf)
 		}
 		if err != nil {
