@@ -144,12 +144,15 @@ func assemble(cfg *Config, sh *shared, infos []*fileInfo, ws []*worker) (*Result
 	if kind == pgbenchfmt.LogUnknown || len(sh.intervals) == 0 {
 		return nil, errors.New("analyze: the logs hold no line")
 	}
-	var ex exact
+	ex := &ws[0].exact // the others' are merged into the first's
 	w0 := &worker{}
 	first := true
 	var clients []bool
-	for _, w := range ws {
-		ex.merge(&w.exact)
+	for i, w := range ws {
+		if i > 0 {
+			ex.merge(&w.exact)
+			w.exact = exact{}
+		}
 		if w.seen {
 			if first || w.minStart < w0.minStart {
 				w0.minStart = w.minStart

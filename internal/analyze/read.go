@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/pgtrial/pgtrial/internal/metrics"
@@ -53,6 +54,7 @@ type worker struct {
 
 	cur     int64 // start of the current interval, epoch µs
 	scripts []curScript
+	pack    metrics.Packed // Pack's scratch
 
 	// The window: earliest intended start and latest end, epoch µs.
 	minStart, maxEnd int64
@@ -218,7 +220,8 @@ func (w *worker) flush() {
 			// Kept apart, merged when the interval is written: merging here
 			// would decode the interval's union again for every file.
 			if s.c[k].Count() > 0 {
-				as.hists[k] = append(as.hists[k], s.c[k].Pack(nil))
+				w.pack = s.c[k].Pack(w.pack[:0])
+				as.hists[k] = append(as.hists[k], slices.Clone(w.pack)) // no spare capacity
 			}
 		}
 		*s = curScript{c: s.c}
