@@ -100,17 +100,18 @@ func (c *BucketCounts) Pack(dst Packed) Packed {
 		c.counts[i] = 0
 		prev = i
 	}
-	if len(c.touched) < 256 {
-		slices.Sort(c.touched)
-		for _, i := range c.touched {
-			put(i)
-		}
-	} else {
-		// Many buckets: a scan of their range costs less than a sort.
+	if len(c.touched) > 0 {
 		lo, hi := slices.Min(c.touched), slices.Max(c.touched)
-		for i := lo; i <= hi; i++ {
-			if c.counts[i] != 0 {
+		if int(hi-lo) > 16*len(c.touched) { // sparse: a sort costs less than a scan
+			slices.Sort(c.touched)
+			for _, i := range c.touched {
 				put(i)
+			}
+		} else {
+			for i := lo; i <= hi; i++ {
+				if c.counts[i] != 0 {
+					put(i)
+				}
 			}
 		}
 	}

@@ -292,74 +292,52 @@ var (
 // could; anything else (tabs, \r, other words, errors) is left to the
 // general parser, which gives the same result or the error.
 func (r *LogReader) fastTx(b []byte) bool {
-	i := 0
-	num := func() (int64, bool) {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	var f [8]int64
+	k, i := 0, 0
+	status := TxCommitted
+	for k < len(f) {
 		j := i
-		var v int64
-		for i < len(b) && i-j < 18 {
-			d := b[i] - '0'
-			if d > 9 {
-				break
+		if k == 2 && i < len(b) && b[i] > '9' {
+			switch {
+			case bytes.HasPrefix(b[i:], wordSkipped):
+				status, i = TxSkipped, i+len(wordSkipped)
+			case bytes.HasPrefix(b[i:], wordFailed):
+				status, i = TxFailed, i+len(wordFailed)
+			default:
+				return false
 			}
-			v = v*10 + int64(d)
-			i++
-		}
-		return v, i > j
-	}
-	sep := func() bool {
-		if i < len(b) && b[i] == ' ' {
-			i++
-			return true
-		}
-		return false
-	}
-	var t TxLine
-	var ok bool
-	if t.Client, ok = num(); !ok || !sep() {
-		return false
-	}
-	if t.TxNo, ok = num(); !ok || !sep() {
-		return false
-	}
-	if t.Latency, ok = num(); !ok {
-		switch {
-		case bytes.HasPrefix(b[i:], wordSkipped):
-			t.Status, i = TxSkipped, i+len(wordSkipped)
-		case bytes.HasPrefix(b[i:], wordFailed):
-			t.Status, i = TxFailed, i+len(wordFailed)
-		default:
-			return false
-		}
-	}
-	if !sep() {
-		return false
-	}
-	if t.Script, ok = num(); !ok || !sep() {
-		return false
-	}
-	if t.Epoch, ok = num(); !ok || !sep() {
-		return false
-	}
-	if t.Micros, ok = num(); !ok || t.Micros >= 1_000_000 {
-		return false
-	}
-	t.Cols = 6
-	for t.Cols < 8 && sep() {
-		v, ok := num()
-		if !ok {
-			return false
-		}
-		if t.Cols == 6 {
-			t.Col7 = v
 		} else {
-			t.Col8 = v
+			var v int64
+			for i < len(b) {
+				d := b[i] - '0'
+				if d > 9 {
+					break
+				}
+				v = v*10 + int64(d)
+				i++
+			}
+			if i == j || i-j > 18 {
+				return false
+			}
+			f[k] = v
 		}
-		t.Cols++
+		k++
+		if i == len(b) {
+			break
+		}
+		if b[i] != ' ' {
+			return false
+		}
+		i++
 	}
-	if i < len(b) && !(b[i] == '\n' && i == len(b)-1) {
+	if i != len(b) || k < 6 || f[5] >= 1_000_000 {
 		return false
 	}
-	r.Tx = t
+	r.Tx = TxLine{Client: f[0], TxNo: f[1], Status: status, Latency: f[2], Script: f[3], Epoch: f[4], Micros: f[5],
+		Cols: k, Col7: f[6], Col8: f[7]}
 	return true
 }
 
