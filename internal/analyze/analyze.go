@@ -246,39 +246,42 @@ func assemble(cfg *Config, sh *shared, infos []*fileInfo, ws []*worker) (*Result
 	// start, the first and last clipped to the window; empty ones are rows
 	// of zeros (no transaction ended in them).
 	layout := metrics.Layout{Scripts: scripts}
-	iv := metrics.NewInterval(layout)
 	var phase [][3]metrics.BucketCounts = make([][3]metrics.BucketCounts, scripts)
 	var phaseStats = make([]metrics.Stats, scripts)
 	var writeErr error
-	var scratch metrics.BucketCounts
-	var union metrics.Packed
-	for k := gridFrom; k < to; k += ivUS {
-		resetInterval(iv)
-		iv.Start, iv.End = time.UnixMicro(max(k, from)), time.UnixMicro(min(k+ivUS, to))
-		if a := sh.intervals[k]; a != nil {
-			for s := range a.scripts {
-				as := &a.scripts[s]
-				h := &iv.Scripts[s]
-				h.Stats.Merge(&as.stats)
-				iv.Total.Stats.Merge(&as.stats)
-				phaseStats[s].Merge(&as.stats)
-				for j, ps := range as.hists {
-					if len(ps) == 0 {
-						continue
-					}
-					for _, p := range ps {
-						_ = scratch.Add(p) // packed by read.go: well formed
-					}
-					union = scratch.Pack(union[:0])
-					if err := errors.Join(union.AddTo(hist(h, j)), union.AddTo(hist(&iv.Total, j)), phase[s][j].Add(union)); err != nil && writeErr == nil {
+	// In batches: the intervals of a batch are made from their packed
+	// counts in parallel, then written in order (each encoded in parallel
+	// by the interval log's writer).
+	slots := make([]*slot, 2*runtime.GOMAXPROCS(0))
+	for i := range slots {
+		slots[i] = &slot{iv: metrics.NewInterval(layout), unions: make([][3]metrics.Packed, scripts)}
+	}
+	for b0 := gridFrom; b0 < to; b0 += int64(len(slots)) * ivUS {
+		var wg sync.WaitGroup
+		n := 0
+		for ; n < len(slots) && b0+int64(n)*ivUS < to; n++ {
+			sl, k := slots[n], b0+int64(n)*ivUS
+			a := sh.intervals[k] // read only until the batch is made
+			wg.Go(func() { sl.make(a, max(k, from), min(k+ivUS, to)) })
+		}
+		wg.Wait()
+		for i := range n {
+			sl := slots[i]
+			delete(sh.intervals, b0+int64(i)*ivUS) // the packed counts are not needed any more
+			if sl.err != nil && writeErr == nil {
+				writeErr = sl.err
+			}
+			for s := range scripts {
+				phaseStats[s].Merge(&sl.iv.Scripts[s].Stats)
+				for j := range sl.unions[s] {
+					if err := phase[s][j].Add(sl.unions[s][j]); err != nil && writeErr == nil {
 						writeErr = err
 					}
 				}
 			}
-			delete(sh.intervals, k) // the packed counts are not needed any more
-		}
-		if err := d.WriteInterval(results.PhaseMeasure, iv, names); err != nil && writeErr == nil {
-			writeErr = err
+			if err := d.WriteInterval(results.PhaseMeasure, sl.iv, names); err != nil && writeErr == nil {
+				writeErr = err
+			}
 		}
 	}
 
@@ -343,6 +346,48 @@ func assemble(cfg *Config, sh *shared, infos []*fileInfo, ws []*worker) (*Result
 		return res, fmt.Errorf("analyze: %w", writeErr)
 	}
 	return res, nil
+}
+
+// slot is one interval being made from its packed counts.
+type slot struct {
+	iv      *metrics.Interval
+	scratch metrics.BucketCounts
+	unions  [][3]metrics.Packed // per script: response, service, lag of all files
+	err     error
+}
+
+// make fills s.iv, the interval [from, to), from a (nil: empty).
+func (s *slot) make(a *acc, from, to int64) {
+	resetInterval(s.iv)
+	s.err = nil
+	s.iv.Start, s.iv.End = time.UnixMicro(from), time.UnixMicro(to)
+	for i := range s.unions {
+		for j := range s.unions[i] {
+			s.unions[i][j] = s.unions[i][j][:0]
+		}
+	}
+	if a == nil {
+		return
+	}
+	for i := range a.scripts {
+		as := &a.scripts[i]
+		h := &s.iv.Scripts[i]
+		h.Stats.Merge(&as.stats)
+		s.iv.Total.Stats.Merge(&as.stats)
+		for j, ps := range as.hists {
+			if len(ps) == 0 {
+				continue
+			}
+			for _, p := range ps {
+				_ = s.scratch.Add(p) // packed by read.go: well formed
+			}
+			u := s.scratch.Pack(s.unions[i][j])
+			s.unions[i][j] = u
+			if err := errors.Join(u.AddTo(hist(h, j)), u.AddTo(hist(&s.iv.Total, j))); err != nil && s.err == nil {
+				s.err = err
+			}
+		}
+	}
 }
 
 // describe fills what the logs tell and cannot tell, and the warnings.
