@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"math/bits"
-	"slices"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -50,9 +49,11 @@ func bucketValue(idx int32) int64 {
 // the BucketCounts for reuse. Its zero value is ready to use (the counts,
 // 184 KB, are allocated by the first Record).
 type BucketCounts struct {
-	counts  []int64
-	touched []int32 // the indexes whose count is not 0, unordered
-	n       int64
+	counts []int64
+	// used has a bit for every block of 64 counts with one not 0, so that
+	// Pack scans only those.
+	used [(numBuckets + 4095) / 4096]uint64
+	n    int64
 }
 
 // Record counts one value, clamped as RecordValue clamps it.
@@ -61,10 +62,8 @@ func (c *BucketCounts) Record(v int64) {
 		c.counts = make([]int64, numBuckets)
 	}
 	i := bucketIndex(v)
-	if c.counts[i] == 0 {
-		c.touched = append(c.touched, i)
-	}
 	c.counts[i]++
+	c.used[i>>12] |= 1 << (uint(i>>6) & 63)
 	c.n++
 }
 
@@ -81,41 +80,68 @@ func (c *BucketCounts) Add(p Packed) error {
 	if len(p) > 0 && c.counts == nil {
 		c.counts = make([]int64, numBuckets)
 	}
-	return p.each(func(i int32, n int64) {
-		if c.counts[i] == 0 {
-			c.touched = append(c.touched, i)
+	i := int64(-1)
+	for len(p) > 0 {
+		d, n, rest, ok := next2(p)
+		if !ok {
+			return errBadPacked
 		}
-		c.counts[i] += n
-		c.n += n
-	})
+		p = rest
+		i += int64(d)
+		if i >= numBuckets {
+			return errBadPacked
+		}
+		c.counts[i] += int64(n)
+		c.used[i>>12] |= 1 << (uint(i>>6) & 63)
+		c.n += int64(n)
+	}
+	return nil
+}
+
+// next2 decodes one bucket of p: the index distance (1 … numBuckets) and
+// the count (< 2⁶²), a one-byte fast path for each.
+func next2(p Packed) (d, n uint64, rest Packed, ok bool) {
+	var k int
+	if len(p) > 0 && p[0] < 0x80 {
+		d, k = uint64(p[0]), 1
+	} else {
+		d, k = binary.Uvarint(p)
+	}
+	if k <= 0 || d == 0 || d > numBuckets {
+		return 0, 0, nil, false
+	}
+	p = p[k:]
+	if len(p) > 0 && p[0] < 0x80 {
+		n, k = uint64(p[0]), 1
+	} else {
+		n, k = binary.Uvarint(p)
+	}
+	if k <= 0 || n > 1<<62 {
+		return 0, 0, nil, false
+	}
+	return d, n, p[k:], true
 }
 
 // Pack appends c's counts to dst as a Packed histogram, returns it, and
 // empties c.
 func (c *BucketCounts) Pack(dst Packed) Packed {
 	prev := int32(-1)
-	put := func(i int32) {
-		dst = binary.AppendUvarint(dst, uint64(i-prev))
-		dst = binary.AppendUvarint(dst, uint64(c.counts[i]))
-		c.counts[i] = 0
-		prev = i
-	}
-	if len(c.touched) > 0 {
-		lo, hi := slices.Min(c.touched), slices.Max(c.touched)
-		if int(hi-lo) > 16*len(c.touched) { // sparse: a sort costs less than a scan
-			slices.Sort(c.touched)
-			for _, i := range c.touched {
-				put(i)
-			}
-		} else {
-			for i := lo; i <= hi; i++ {
-				if c.counts[i] != 0 {
-					put(i)
+	for w, bitsw := range c.used {
+		for bitsw != 0 {
+			b := bits.TrailingZeros64(bitsw)
+			bitsw &= bitsw - 1
+			lo := int32(w)<<12 | int32(b)<<6
+			for i := lo; i < lo+64 && i < numBuckets; i++ {
+				if n := c.counts[i]; n != 0 {
+					dst = binary.AppendUvarint(dst, uint64(i-prev))
+					dst = binary.AppendUvarint(dst, uint64(n))
+					c.counts[i] = 0
+					prev = i
 				}
 			}
 		}
 	}
-	c.touched = c.touched[:0]
+	c.used = [len(c.used)]uint64{}
 	c.n = 0
 	return dst
 }
@@ -126,16 +152,11 @@ var errBadPacked = errors.New("metrics: malformed packed histogram")
 func (p Packed) each(f func(i int32, n int64)) error {
 	i := int64(-1)
 	for len(p) > 0 {
-		d, k := binary.Uvarint(p)
-		if k <= 0 || d == 0 || d > numBuckets {
+		d, n, rest, ok := next2(p)
+		if !ok {
 			return errBadPacked
 		}
-		p = p[k:]
-		n, k := binary.Uvarint(p)
-		if k <= 0 || n > 1<<62 {
-			return errBadPacked
-		}
-		p = p[k:]
+		p = rest
 		i += int64(d)
 		if i >= numBuckets {
 			return errBadPacked

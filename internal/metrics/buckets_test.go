@@ -33,7 +33,7 @@ func TestBucketIndexMatchesHistogram(t *testing.T) {
 	}
 	// Split in two halves packed apart, then merged through Add.
 	p := c.Pack(nil)
-	if c.Count() != 0 || len(c.touched) != 0 {
+	if c.Count() != 0 || c.used != [len(c.used)]uint64{} {
 		t.Fatal("Pack did not empty")
 	}
 	var c2 BucketCounts
