@@ -91,10 +91,15 @@ func Analyze(ctx context.Context, cfg Config) (*Result, error) {
 	workers = max(1, min(workers, len(cfg.Files)))
 
 	sh := &shared{intervals: map[int64]*acc{}}
-	infos := make([]*fileInfo, len(cfg.Files))
+	// The files are dealt to the workers in turn (a pgbench run's threads'
+	// logs are about the same size).
+	groups := make([][]string, workers)
+	for i, f := range cfg.Files {
+		groups[i%workers] = append(groups[i%workers], f)
+	}
 	ws := make([]*worker, workers)
-	jobs := make(chan int)
-	errs := make([]error, len(cfg.Files))
+	got := make([][]*fileInfo, workers)
+	errs := make([]error, workers)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -102,29 +107,28 @@ func Analyze(ctx context.Context, cfg Config) (*Result, error) {
 		w := newWorker(&cfg, sh)
 		ws[i] = w
 		wg.Go(func() {
-			for j := range jobs {
-				infos[j], errs[j] = w.file(ctx, cfg.Files[j])
-				if errs[j] != nil {
-					cancel()
-				}
+			got[i], errs[i] = w.files(ctx, groups[i])
+			if errs[i] != nil {
+				cancel()
 			}
 		})
 	}
-feed:
-	for j := range cfg.Files {
-		select {
-		case jobs <- j:
-		case <-ctx.Done():
-			break feed
+	wg.Wait()
+	// The first error, not the cancellations it caused in the other workers.
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return nil, err
 		}
 	}
-	close(jobs)
-	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("analyze: %w", err)
+	}
+	infos := make([]*fileInfo, 0, len(cfg.Files)) // in the order given
+	for i := range cfg.Files {
+		infos = append(infos, got[i%workers][i/workers])
 	}
 	return assemble(&cfg, sh, infos, ws)
 }

@@ -197,3 +197,35 @@ func TestExactQuantiles(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 }
+
+// TestAnalyzeConcatenated: one file of two threads' logs one after the
+// other (time goes back in it) gives the timeline of the two files.
+func TestAnalyzeConcatenated(t *testing.T) {
+	dir := t.TempDir()
+	a, b, ab := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "ab")
+	synthLog(t, a, 1, []int{0}, 3000, false)
+	synthLog(t, b, 2, []int{1}, 2000, false)
+	da, _ := os.ReadFile(a)
+	db, _ := os.ReadFile(b)
+	os.WriteFile(ab, append(da, db...), 0o600)
+	rows := func(files ...string) []results.TimelineRow {
+		out := filepath.Join(t.TempDir(), "run")
+		if _, err := Analyze(context.Background(), Config{Files: files, Dir: out}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := results.ReadTimeline(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	two, one := rows(a, b), rows(ab)
+	if len(two) != len(one) {
+		t.Fatalf("%d rows, concatenated %d", len(two), len(one))
+	}
+	for i := range two {
+		if two[i] != one[i] {
+			t.Errorf("row %d: %+v, concatenated %+v", i, two[i], one[i])
+		}
+	}
+}

@@ -40,7 +40,6 @@ type fileInfo struct {
 	kind       pgbenchfmt.LogKind
 	compressed bool
 	lines      int64
-	cols       map[int]int64 // lines by column count
 	aggStarts  []int64       // an aggregate log's interval starts (epoch s), first few
 }
 
@@ -67,7 +66,6 @@ type worker struct {
 
 	// Aggregate logs.
 	aggLagNonZero bool
-	aggCols       map[int]int64
 }
 
 type curScript struct {
@@ -77,58 +75,133 @@ type curScript struct {
 }
 
 func newWorker(cfg *Config, sh *shared) *worker {
-	return &worker{cfg: cfg, sh: sh, ivUS: cfg.Interval.Microseconds(), cur: -1, aggCols: map[int]int64{}}
+	return &worker{cfg: cfg, sh: sh, ivUS: cfg.Interval.Microseconds(), cur: -1}
 }
 
-// file reads one log into the shared intervals.
-func (w *worker) file(ctx context.Context, path string) (*fileInfo, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("analyze: %w", err)
-	}
-	defer f.Close()
-	r, err := pgbenchfmt.NewLogReader(f, path)
-	if err != nil {
-		return nil, fmt.Errorf("analyze: %w", err)
-	}
-	defer r.Close()
-	info := &fileInfo{path: path, compressed: r.Compressed(), cols: map[int]int64{}}
-	w.cur = -1
-	for n := 0; ; n++ {
-		if n&0xffff == 0 && ctx.Err() != nil {
-			return nil, fmt.Errorf("analyze %s: %w", path, ctx.Err())
+// maxOpen bounds the files a worker reads at once.
+const maxOpen = 16
+
+// files reads the logs paths, at most maxOpen at a time, into the shared
+// intervals, interleaved by interval: each round takes the earliest
+// interval any of the files has next and reads from every file the lines
+// of that interval, so that the worker packs one interval once for all
+// its files (pgbench writes a thread's lines in the order they end).
+func (w *worker) files(ctx context.Context, paths []string) ([]*fileInfo, error) {
+	var infos []*fileInfo
+	for len(paths) > 0 {
+		n := min(len(paths), maxOpen)
+		in, err := w.group(ctx, paths[:n])
+		if err != nil {
+			return nil, err
 		}
-		ok, err := r.Next()
+		infos = append(infos, in...)
+		paths = paths[n:]
+	}
+	return infos, nil
+}
+
+type source struct {
+	f    *os.File
+	r    *pgbenchfmt.LogReader
+	info *fileInfo
+	next int64 // the interval of the line read and not yet counted
+	done bool
+}
+
+func (w *worker) group(ctx context.Context, paths []string) ([]*fileInfo, error) {
+	srcs := make([]*source, 0, len(paths))
+	defer func() {
+		for _, s := range srcs {
+			s.r.Close()
+			s.f.Close()
+		}
+	}()
+	for _, path := range paths {
+		f, err := os.Open(path)
 		if err != nil {
 			return nil, fmt.Errorf("analyze: %w", err)
 		}
-		if !ok {
+		r, err := pgbenchfmt.NewLogReader(f, path)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("analyze: %w", err)
+		}
+		s := &source{f: f, r: r, info: &fileInfo{path: path, compressed: r.Compressed()}}
+		srcs = append(srcs, s)
+		if err := w.advance(s); err != nil {
+			return nil, err
+		}
+		if !s.done && r.Kind() == pgbenchfmt.LogAggregate {
+			// An aggregate log: its few lines are intervals of their own.
+			for !s.done {
+				w.aggLine(&r.Agg, s.info)
+				if err := w.advance(s); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	w.cur = -1
+	for lines := 0; ; {
+		k, any := int64(0), false
+		for _, s := range srcs {
+			if !s.done && (!any || s.next < k) {
+				k, any = s.next, true
+			}
+		}
+		if !any {
 			break
 		}
-		if r.Kind() == pgbenchfmt.LogAggregate {
-			w.aggLine(&r.Agg, info)
-		} else {
-			w.txLine(&r.Tx)
-			info.cols[r.Tx.Cols]++
+		if k != w.cur {
+			w.flush()
+			w.cur = k
+		}
+		for _, s := range srcs {
+			for !s.done && s.next == k {
+				w.txLine(&s.r.Tx)
+				if err := w.advance(s); err != nil {
+					return nil, err
+				}
+				if lines++; lines&0xffff == 0 && ctx.Err() != nil {
+					return nil, fmt.Errorf("analyze %s: %w", s.info.path, ctx.Err())
+				}
+			}
 		}
 	}
 	w.flush()
-	info.kind, info.lines = r.Kind(), r.Line()
-	return info, nil
+	infos := make([]*fileInfo, len(srcs))
+	for i, s := range srcs {
+		s.info.kind, s.info.lines = s.r.Kind(), s.r.Line()
+		infos[i] = s.info
+	}
+	return infos, nil
 }
 
-// txLine accounts one per-transaction line: its interval is the one its
-// end (the time of writing) falls in.
-func (w *worker) txLine(t *pgbenchfmt.TxLine) {
-	end := t.End()
-	start := end - end%w.ivUS
-	if start != w.cur {
-		if start < w.cur {
+// advance reads s's next line and its interval.
+func (w *worker) advance(s *source) error {
+	ok, err := s.r.Next()
+	if err != nil {
+		return fmt.Errorf("analyze: %w", err)
+	}
+	if !ok {
+		s.done = true
+		return nil
+	}
+	if s.r.Kind() == pgbenchfmt.LogTransactions {
+		end := s.r.Tx.End()
+		k := end - end%w.ivUS
+		if k < s.next {
 			w.outOfOrder++
 		}
-		w.flush()
-		w.cur = start
+		s.next = k
 	}
+	return nil
+}
+
+// txLine accounts one per-transaction line, of the interval w.cur: the one
+// its end (the time of writing) falls in.
+func (w *worker) txLine(t *pgbenchfmt.TxLine) {
+	end := t.End() // in the interval w.cur (files reads it)
 	if t.Client < maxClientID {
 		if int(t.Client) >= len(w.clients) {
 			w.clients = append(w.clients, make([]bool, int(t.Client)+1-len(w.clients))...)
@@ -230,7 +303,6 @@ func (w *worker) flush() {
 
 // aggLine accounts one aggregate line: an interval of its own.
 func (w *worker) aggLine(a *pgbenchfmt.AggLine, info *fileInfo) {
-	w.aggCols[a.Cols]++
 	if len(info.aggStarts) < 64 {
 		info.aggStarts = append(info.aggStarts, a.Start)
 	}
