@@ -40,7 +40,7 @@ type fileInfo struct {
 	kind       pgbenchfmt.LogKind
 	compressed bool
 	lines      int64
-	aggStarts  []int64       // an aggregate log's interval starts (epoch s), first few
+	aggStarts  []int64 // an aggregate log's interval starts (epoch s), first few
 }
 
 // worker reads files one after the other; its state is reused.
