@@ -189,7 +189,10 @@ func (w *worker) advance(s *source) error {
 	}
 	if s.r.Kind() == pgbenchfmt.LogTransactions {
 		end := s.r.Tx.End()
-		k := end - end%w.ivUS
+		if end >= s.next && end < s.next+w.ivUS && s.r.Line() > 1 {
+			return nil // the same interval as the last line: no division
+		}
+		k := end - mod(end, w.ivUS)
 		if k < s.next {
 			w.outOfOrder++
 		}
