@@ -289,6 +289,9 @@ func (in *input) openModelLatency() results.Check {
 	case results.ModelOpen:
 		c.Status, c.Value = Pass, m.Rate
 		c.Message = fmt.Sprintf("open model at %.6g tx/s: latency runs from each transaction's intended start, so a stall shows in it", m.Rate)
+		if m.Rate == 0 { // pgtrial analyze of a -R log: the rate is not in it
+			c.Message = "open model (the rate is not recorded): latency runs from each transaction's intended start, so a stall shows in it"
+		}
 	case results.ModelClosed:
 		c.Status = Warn
 		t, ok := in.totals()
