@@ -606,6 +606,11 @@ func (in *input) rateAchieved() results.Check {
 		return c
 	}
 	t, ok := in.totals()
+	if m.Rate == 0 && in.run.Logs != nil {
+		c.Status = Warn // pgtrial analyze: pgbench's -R is not in its log
+		c.Message = "open model, but the target rate is not in the pgbench log: whether it was achieved is unknown"
+		return c
+	}
 	if !ok || !(t.target > 0) || !(t.seconds > 0) {
 		c.Status = Fail
 		c.Message = "open model, but the achieved rate is unknown (no summary or timeline, or no target rate)"
