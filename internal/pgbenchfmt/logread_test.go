@@ -3,6 +3,7 @@ package pgbenchfmt
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -204,7 +205,9 @@ func FuzzLogLine(f *testing.F) {
 // accepts too, with the same fields.
 func FuzzFastTx(f *testing.F) {
 	for _, s := range []string{"0 1 2151 0 1796345400 733397\n", "0 3 skipped 0 1796345400 735463 0\n", "1 3 648 0 1796006485 153240 -73 2\n",
-		"1 4 failed 0 1796006485 1 0 9", "1 4 failedx 0 1796006485 1\n", "1 2 3 4 5 6 7 8 9\n"} {
+		"1 4 failed 0 1796006485 1 0 9", "1 4 failedx 0 1796006485 1\n", "1 2 3 4 5 6 7 8 9\n",
+		"12345678 123456789012345678 1234567890123456789 0 1796006485 1\n", "1234567 12345678 123456789 0 1796006485 999999 12345678901234567\n",
+		"0 1 99999999 0 17960064851796006 1 00000000\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -227,4 +230,28 @@ func FuzzFastTx(f *testing.F) {
 			t.Fatalf("%q: fast %+v, general %+v", b, fast, r.Tx)
 		}
 	})
+}
+
+// BenchmarkLogReader: lines of a -R log read from memory (ns/op is per line).
+func BenchmarkLogReader(b *testing.B) {
+	var sb strings.Builder
+	for i := range 100000 {
+		fmt.Fprintf(&sb, "%d %d %d 0 1796345400 %d %d\n", i%16, i/16+1, 200+i*7919%5000, i*37%1000000, i%97)
+	}
+	data := []byte(sb.String())
+	b.SetBytes(int64(len(data)) / 100000)
+	b.ResetTimer()
+	for n := 0; n < b.N; {
+		r, _ := NewLogReader(bytes.NewReader(data), "bench")
+		for n < b.N {
+			ok, err := r.Next()
+			if err != nil {
+				b.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			n++
+		}
+	}
 }
