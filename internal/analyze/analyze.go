@@ -431,7 +431,7 @@ func describe(run *results.Run, src *results.LogSource, kind pgbenchfmt.LogKind,
 	}
 	if src.SamplingRate > 0 && src.SamplingRate < 1 {
 		run.Warnings = append(run.Warnings, fmt.Sprintf("--sampling-rate %g: the counts and rates are of the logged transactions; the run's were about %.4g times as many", src.SamplingRate, 1/src.SamplingRate))
-	} else if kind == pgbenchfmt.LogTransactions {
+	} else if kind == pgbenchfmt.LogTransactions && src.SamplingRate == 0 {
 		miss("sampling_rate", "not given: the counts are those of every transaction if pgbench ran without --sampling-rate (the log does not say)")
 	}
 	miss("latency_limit", "pgbench's -L is not in the log (skipped lines show that one was set): late transactions are not counted")

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"time"
 
@@ -76,7 +75,7 @@ func runAnalyze(ctx context.Context, o *analyzeOptions, info BuildInfo, files []
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	ctx, _, stop := notifySignals(ctx, nil, signalPlan{}) // the reading stops; nothing is written
 	defer stop()
 	if o.col7 != "lag" && o.col7 != "retries" {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("--col7 %q: want lag or retries", o.col7)}
