@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -103,7 +104,7 @@ func runAnalyze(ctx context.Context, o *analyzeOptions, info BuildInfo, files []
 		Col7Retries: o.col7 == "retries", Tool: info.tool(), CommandLine: os.Args,
 	})
 	if err != nil {
-		if res == nil {
+		if res == nil && !errors.Is(err, context.Canceled) {
 			return &exitError{code: exitBadInput, err: err}
 		}
 		return &exitError{code: exitRunFail, err: err}
