@@ -253,38 +253,57 @@ func assemble(cfg *Config, sh *shared, infos []*fileInfo, ws []*worker) (*Result
 	var phase [][3]metrics.BucketCounts = make([][3]metrics.BucketCounts, scripts)
 	var phaseStats = make([]metrics.Stats, scripts)
 	var writeErr error
-	// In batches: the intervals of a batch are made from their packed
-	// counts in parallel, then written in order (each encoded in parallel
-	// by the interval log's writer).
-	slots := make([]*slot, 2*runtime.GOMAXPROCS(0))
-	for i := range slots {
-		slots[i] = &slot{iv: metrics.NewInterval(layout), unions: make([][3]metrics.Packed, scripts)}
-	}
-	for b0 := gridFrom; b0 < to; b0 += int64(len(slots)) * ivUS {
-		var wg sync.WaitGroup
-		n := 0
-		for ; n < len(slots) && b0+int64(n)*ivUS < to; n++ {
-			sl, k := slots[n], b0+int64(n)*ivUS
-			a := sh.intervals[k] // read only until the batch is made
-			wg.Go(func() { sl.make(a, max(k, from), min(k+ivUS, to)) })
+	// In batches, two at a time: the intervals of the next batch are made
+	// from their packed counts in parallel while those of this one are
+	// written in order (each encoded in parallel by the interval log's
+	// writer). Only this goroutine touches sh.intervals.
+	nb := runtime.GOMAXPROCS(0)
+	sets := [2][]*slot{}
+	for h := range sets {
+		for range nb {
+			sets[h] = append(sets[h], &slot{iv: metrics.NewInterval(layout), unions: make([][3]metrics.Packed, scripts),
+				phase: make([][3]metrics.BucketCounts, scripts)})
 		}
-		wg.Wait()
-		for i := range n {
-			sl := slots[i]
+	}
+	var wgs [2]sync.WaitGroup
+	counts := [2]int{}
+	launch := func(h int, b0 int64) {
+		n := 0
+		for ; n < nb && b0+int64(n)*ivUS < to; n++ {
+			sl, k := sets[h][n], b0+int64(n)*ivUS
+			a := sh.intervals[k]
+			wgs[h].Go(func() { sl.make(a, max(k, from), min(k+ivUS, to)) })
+		}
+		counts[h] = n
+	}
+	batch := int64(nb) * ivUS
+	launch(0, gridFrom)
+	for h, b0 := 0, gridFrom; b0 < to; h, b0 = 1-h, b0+batch {
+		wgs[h].Wait()
+		if b0+batch < to {
+			launch(1-h, b0+batch)
+		}
+		for i, sl := range sets[h][:counts[h]] {
 			delete(sh.intervals, b0+int64(i)*ivUS) // the packed counts are not needed any more
 			if sl.err != nil && writeErr == nil {
 				writeErr = sl.err
 			}
 			for s := range scripts {
 				phaseStats[s].Merge(&sl.iv.Scripts[s].Stats)
-				for j := range sl.unions[s] {
-					if err := phase[s][j].Add(sl.unions[s][j]); err != nil && writeErr == nil {
-						writeErr = err
-					}
-				}
 			}
 			if err := d.WriteInterval(results.PhaseMeasure, sl.iv, names); err != nil && writeErr == nil {
 				writeErr = err
+			}
+		}
+	}
+	for _, set := range sets {
+		for _, sl := range set {
+			for s := range sl.phase {
+				for j := range sl.phase[s] {
+					if err := phase[s][j].Add(sl.phase[s][j].Pack(nil)); err != nil && writeErr == nil {
+						writeErr = err
+					}
+				}
 			}
 		}
 	}
@@ -356,7 +375,8 @@ func assemble(cfg *Config, sh *shared, infos []*fileInfo, ws []*worker) (*Result
 type slot struct {
 	iv      *metrics.Interval
 	scratch metrics.BucketCounts
-	unions  [][3]metrics.Packed // per script: response, service, lag of all files
+	unions  [][3]metrics.Packed       // per script: response, service, lag of all files
+	phase   [][3]metrics.BucketCounts // per script: of every interval the slot made
 	err     error
 }
 
@@ -387,7 +407,7 @@ func (s *slot) make(a *acc, from, to int64) {
 			}
 			u := s.scratch.Pack(s.unions[i][j])
 			s.unions[i][j] = u
-			if err := errors.Join(u.AddTo(hist(h, j)), u.AddTo(hist(&s.iv.Total, j))); err != nil && s.err == nil {
+			if err := errors.Join(u.AddTo(hist(h, j)), u.AddTo(hist(&s.iv.Total, j)), s.phase[i][j].Add(u)); err != nil && s.err == nil {
 				s.err = err
 			}
 		}
