@@ -7,10 +7,12 @@
 // internal/results' writers, so that report, compare and the findings work
 // on pgbench results of the past.
 //
-// Files are read in parallel, one goroutine per file, at most GOMAXPROCS at
-// a time. Memory is bounded by histograms, not by the logs' size: per
-// interval (1 s by default) and script the HDR bucket counts of response,
-// service and lag, packed (metrics.Packed, a few bytes a bucket used), and
+// Files are read in parallel: GOMAXPROCS workers, each dealt files in turn
+// and reading its files interleaved by interval (read.go), so that it packs
+// an interval once for all of them. Memory is bounded by histograms, not by
+// the logs' size: per interval (1 s by default), worker and script the HDR
+// bucket counts of response, service and lag, packed (metrics.Packed, a few
+// bytes a bucket used), and
 // for the total an exact count per distinct µs latency (exact), so that the
 // summary's percentiles of the total are those of the sorted latencies (the
 // nearest rank, v[⌈n·q⌉ − 1]) to the µs.
