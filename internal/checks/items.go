@@ -289,6 +289,9 @@ func (in *input) openModelLatency() results.Check {
 	case results.ModelOpen:
 		c.Status, c.Value = Pass, m.Rate
 		c.Message = fmt.Sprintf("open model at %.6g tx/s: latency runs from each transaction's intended start, so a stall shows in it", m.Rate)
+		if m.Rate == 0 { // pgtrial analyze of a -R log: the rate is not in it
+			c.Message = "open model (the rate is not recorded): latency runs from each transaction's intended start, so a stall shows in it"
+		}
 	case results.ModelClosed:
 		c.Status = Warn
 		t, ok := in.totals()
@@ -603,6 +606,11 @@ func (in *input) rateAchieved() results.Check {
 		return c
 	}
 	t, ok := in.totals()
+	if m.Rate == 0 && in.run.Logs != nil {
+		c.Status = Warn // pgtrial analyze: pgbench's -R is not in its log
+		c.Message = "open model, but the target rate is not in the pgbench log: whether it was achieved is unknown"
+		return c
+	}
 	if !ok || !(t.target > 0) || !(t.seconds > 0) {
 		c.Status = Fail
 		c.Message = "open model, but the achieved rate is unknown (no summary or timeline, or no target rate)"

@@ -99,6 +99,7 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newMaskCommand(),
 		newCaptureCommand(),
 		newRunsCommand(),
+		newAnalyzeCommand(info),
 	)
 	completions(root)
 	return root

@@ -3,6 +3,7 @@ package metrics
 import (
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -230,5 +231,72 @@ func TestLogWriterErrors(t *testing.T) {
 	}
 	if err := lw.Write(NewInterval(Layout{Scripts: 1}), nil); err == nil || !strings.Contains(err.Error(), "script1/response") {
 		t.Errorf("interval write error: %v", err)
+	}
+}
+
+// TestLogWriterMatchesLibrary: Write's lines are those of hdrhistogram-go's
+// HistogramLogWriter, byte for byte, with one script (a total equal to it,
+// encoded once) and with three.
+func TestLogWriterMatchesLibrary(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 437_000_000, time.UTC)
+	for _, scripts := range []int{1, 3} {
+		rnd := rand.New(rand.NewPCG(uint64(scripts), 9))
+		var got, want bytes.Buffer
+		lw, err := NewLogWriter(&got, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := hdrhistogram.NewHistogramLogWriter(&want)
+		ref.SetBaseTime(start.Unix() * 1000)
+		for k := range 5 {
+			iv := NewInterval(Layout{Scripts: scripts})
+			iv.Start, iv.End = start.Add(time.Duration(k)*time.Second), start.Add(time.Duration(k+1)*time.Second+3*time.Millisecond)
+			for range 500 * k {
+				sc := rnd.IntN(scripts)
+				v := int64(rnd.ExpFloat64() * 3000)
+				for _, h := range []*Hists{&iv.Scripts[sc], &iv.Total} {
+					RecordValue(h.Response, v)
+					RecordValue(h.Service, v/2)
+					RecordValue(h.Lag, v/3)
+				}
+			}
+			if k == 4 {
+				iv.Scripts[0].Lag = nil // written as an empty histogram
+			}
+			if err := lw.Write(iv, nil); err != nil {
+				t.Fatal(err)
+			}
+			tags := ScriptTags(nil, scripts)
+			all := append(append([]Hists(nil), iv.Scripts...), iv.Total)
+			for i := range all {
+				prefix := TagTotal
+				if i < scripts {
+					prefix = tags[i]
+				}
+				for _, kh := range []struct {
+					kind string
+					h    *hdrhistogram.Histogram
+				}{{KindResp, all[i].Response}, {KindService, all[i].Service}, {KindLag, all[i].Lag}} {
+					h := kh.h
+					if h == nil {
+						h = NewHistogram()
+					}
+					h.SetTag(prefix + "/" + kh.kind)
+					h.SetStartTimeMs(iv.Start.UnixMilli())
+					h.SetEndTimeMs(iv.End.UnixMilli())
+					if err := ref.OutputIntervalHistogram(h); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		g := got.String()
+		g = g[strings.Index(g, "Tag="):] // after the header
+		if g != want.String() {
+			t.Errorf("%d scripts: lines differ from the library's:\n%s\nwant\n%s", scripts, g[:min(len(g), 600)], want.String()[:min(want.Len(), 600)])
+		}
+	}
+	if !badTag("a,b") || badTag(",ab") || badTag("a/b") {
+		t.Error("badTag")
 	}
 }

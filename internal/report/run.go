@@ -101,11 +101,16 @@ func Run(v *RunView) *Doc {
 		if s.TargetRate > 0 {
 			share = s.AchievedRate / s.TargetRate
 		}
-		d.Add(&Lines{Lines: []string{fmt.Sprintf("target %s tx/s, achieved %s tx/s (%s)",
-			format.Rate(s.TargetRate), format.Rate(s.AchievedRate), format.Share(share))}})
+		line := fmt.Sprintf("target %s tx/s, achieved %s tx/s (%s)",
+			format.Rate(s.TargetRate), format.Rate(s.AchievedRate), format.Share(share))
+		if s.TargetRate == 0 { // pgtrial analyze of a -R log: the rate is not in it
+			line = "target rate unknown, achieved " + format.Rate(s.AchievedRate) + " tx/s"
+		}
+		d.Add(&Lines{Lines: []string{line}})
 	}
-	d.Add(TPCCBlocks(run.TPCC)...) // tpcc.go
-	d.Add(YCSBBlocks(run)...)      // ycsb.go
+	d.Add(TPCCBlocks(run.TPCC)...)      // tpcc.go
+	d.Add(YCSBBlocks(run)...)           // ycsb.go
+	d.Add(LogSourceBlocks(run.Logs)...) // logsource.go: pgtrial analyze's
 	d.Add(EvidenceBlocks(run.Evidence, run.Collectors)...)
 	d.Add(RunFindingsBlocks(run.Findings)...)
 	if len(run.Checks) > 0 {
@@ -124,7 +129,9 @@ func (v *RunView) workloadLine() string {
 	if v.Scale > 0 {
 		fmt.Fprintf(&b, " (scale %d)", v.Scale)
 	}
-	b.WriteString(" on " + v.Server)
+	if v.Server != "" {
+		b.WriteString(" on " + v.Server)
+	}
 	if v.ServerVersion != "" {
 		b.WriteString(", PostgreSQL " + v.ServerVersion)
 	}

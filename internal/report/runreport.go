@@ -291,7 +291,11 @@ func (r *runReport) question() string {
 		if m.LatencyLimitMs > 0 {
 			parts = append(parts, "latency limit "+format.Ms(m.LatencyLimitMs)+" ms")
 		}
-		return fmt.Sprintf("What latency does %s see at %s tx/s (%s)%s?", w, format.Rate(m.Rate), strings.Join(parts, ", "), dur)
+		rate := "at " + format.Rate(m.Rate) + " tx/s"
+		if m.Rate == 0 { // pgtrial analyze of a -R log: the rate is not in it
+			rate = "at a rate not recorded"
+		}
+		return fmt.Sprintf("What latency does %s see %s (%s)%s?", w, rate, strings.Join(parts, ", "), dur)
 	}
 	return fmt.Sprintf("What throughput and latency does %s get from %d %s (closed model: each waits for its last transaction)%s?",
 		w, m.Clients, format.Plural(m.Clients, "client", "clients"), dur)

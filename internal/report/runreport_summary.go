@@ -200,7 +200,11 @@ func (r *runReport) summary() []Block {
 		if s.TargetRate > 0 {
 			share = s.AchievedRate / s.TargetRate
 		}
-		lines = append(lines, fmt.Sprintf("target %s tx/s, achieved %s tx/s (%s)", format.Rate(s.TargetRate), format.Rate(s.AchievedRate), format.Share(share)))
+		line := fmt.Sprintf("target %s tx/s, achieved %s tx/s (%s)", format.Rate(s.TargetRate), format.Rate(s.AchievedRate), format.Share(share))
+		if s.TargetRate == 0 { // pgtrial analyze of a -R log: the rate is not in it
+			line = "target rate unknown, achieved " + format.Rate(s.AchievedRate) + " tx/s"
+		}
+		lines = append(lines, line)
 	}
 	blocks = append(blocks, &Lines{Lines: lines, Attached: true})
 	if r.summaryFromLog {

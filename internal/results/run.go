@@ -100,6 +100,9 @@ type Run struct {
 	// Scenarios are the run's concurrent scenarios, each with its own load
 	// and summary (scenarios.go); empty for a run of one load.
 	Scenarios []Scenario `json:"scenarios,omitempty"`
+	// Logs is, in a run directory that `pgtrial analyze` made from pgbench's
+	// logs, what they were and what they tell (logsource.go); nil otherwise.
+	Logs *LogSource `json:"logs,omitempty"`
 }
 
 // Tool is the program that measured.
