@@ -193,6 +193,13 @@ func compareSides(o *compareOptions, args []string, dash int) (aDirs, bDirs []st
 		aDirs, bDirs = o.a, o.b
 	case dash >= 0:
 		aDirs, bDirs = args[:dash], args[dash:]
+		for _, b := range bDirs {
+			if strings.HasPrefix(b, "-") {
+				if _, err := os.Stat(b); err != nil {
+					return nil, nil, fmt.Errorf("%q after \"--\" is taken as a B directory: options go before the directories (pgtrial compare --fail-on 'tps<-3%%' A1 A2 -- B1 B2)", b)
+				}
+			}
+		}
 		if len(aDirs) == 0 || len(bDirs) == 0 {
 			return nil, nil, fmt.Errorf("both sides need runs: %d directories before \"--\", %d after it", len(aDirs), len(bDirs))
 		}

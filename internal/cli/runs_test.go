@@ -93,3 +93,12 @@ func TestSmallJSONKindsValidate(t *testing.T) {
 		}
 	}
 }
+
+// An option after "--" would be a B directory: compare says where options go.
+func TestCompareOptionAfterDash(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errOut := runCLI(t, "compare", dir, "--", dir, "--fail-on", "tps<-3%")
+	if code != 1 || !strings.Contains(errOut, `"--fail-on" after "--" is taken as a B directory: options go before the directories`) {
+		t.Errorf("exit %d, %q", code, errOut)
+	}
+}
