@@ -22,6 +22,7 @@ import (
 
 // runOptions are `pgtrial run`'s flags.
 type runOptions struct {
+	segment         string // --segment i/n
 	arg             string // the argument: connection string or database name
 	url             string
 	scripts         []scriptSpec // -b and -f in command-line order
@@ -213,6 +214,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.VarP(scriptFlag{list: &o.scripts}, "file", "f", "pgbench-language script FILE with optional @WEIGHT; repeatable")
 	f.IntVarP(&o.clients, "clients", "c", o.clients, "clients (connections)")
 	f.IntVarP(&o.threads, "threads", "j", o.threads, "client threads (groups), each polling its clients' sockets with its own arrival schedule at rate/threads; 0 = min(clients, CPUs)")
+	f.StringVar(&o.segment, "segment", "", "run segment i (from 0) of n generators that together make the one schedule of -c, -j and --rate: this one runs -j/n threads with their clients, streams and client ids at rate/n (-j must be a multiple of n)")
 	f.Float64Var(&o.connectRate, "connect-rate", o.connectRate, fmt.Sprintf("initial connections per second (at most %d dialling at once); a client count the server cannot take is refused before any", engine.DefaultConnectConcurrency))
 	f.Float64VarP(&o.rate, "rate", "R", 0, "open model: target transactions per second (all clients together)")
 	f.BoolVar(&o.closed, "closed", false, "closed model: each client runs its next transaction when the last ends")
@@ -357,6 +359,11 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	}
 	tc.Scenarios = plan.scenarios
 	tc.ScenarioTotals()
+	if o.segment != "" {
+		if err := segmentRun(tc, o.segment); err != nil {
+			return err
+		}
+	}
 	if mode := tpccMode(o.scripts); mode != "" {
 		addTPCC(tc, mode, o.noCheck) // check.go
 	}
@@ -482,4 +489,26 @@ func defaultRunDir(now time.Time, wl string) string {
 		}
 		p = base + "-" + strconv.Itoa(n)
 	}
+}
+
+// segmentRun makes tc segment spec ("i/n") of its load: the segment's
+// clients, threads and rate (trial.Segment).
+func segmentRun(tc *trial.Config, spec string) error {
+	i, n, err := trial.ParseSegment(spec)
+	if err != nil {
+		return &exitError{code: exitBadInput, err: err}
+	}
+	if len(tc.Scenarios) > 0 {
+		return &exitError{code: exitBadInput, err: errors.New("--segment with --scenario is not supported yet: run each scenario's segments apart")}
+	}
+	if tc.Transactions > 0 {
+		return &exitError{code: exitBadInput, err: errors.New("--segment needs -T: segments share one schedule in time, not a count of transactions")}
+	}
+	seg, err := trial.NewSegment(i, n, tc.Clients, tc.Threads, tc.Rate)
+	if err != nil {
+		return &exitError{code: exitBadInput, err: err}
+	}
+	tc.Segment = seg
+	tc.Clients, tc.Threads, tc.Rate = seg.SegClients, seg.SegThreads, seg.SegRate()
+	return nil
 }

@@ -96,7 +96,12 @@ type Config struct {
 	MaxTries     uint32        // 0: unlimited (needs Duration or LatencyLimit)
 	LatencyLimit time.Duration // -L
 	Rate         float64       // total intended transactions per second; 0 = closed model
-	Arrival      Arrival
+	// RateOf, if set, says that Rate is that of a larger load of which
+	// these Groups are a part (a segment, trial.Segment): each group's slot
+	// gap is then 1e6/RateOf.Rate·RateOf.Groups µs, bit for bit the larger
+	// load's, rather than 1e6/Rate·Groups.
+	RateOf  *RateShare
+	Arrival Arrival
 	Overload     Overload
 	// Scenarios, if any, replace Weights, Rate, Arrival and Overload: the
 	// run's clients and groups are theirs (scenario.go).
@@ -203,6 +208,13 @@ type Result struct {
 	Closed int
 	// Tallies are the \tally counts of all clients, merged (tally.go).
 	Tallies []script.Tally
+}
+
+// RateShare is the whole load a segment's groups are part of: its rate
+// (tx/s) and its groups.
+type RateShare struct {
+	Rate   float64
+	Groups int
 }
 
 // GroupOf returns the group (pgbench thread) of client i: pgbench gives
@@ -426,6 +438,9 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	} else if cfg.Rate > 0 {
 		// pgbench: throttle_delay = 1e6 / rate · nthreads, per thread.
 		delay := 1e6 / cfg.Rate * float64(cfg.Groups)
+		if s := cfg.RateOf; s != nil {
+			delay = 1e6 / s.Rate * float64(s.Groups)
+		}
 		for g, gr := range groups {
 			rnd := cfg.Streams.Threads[g].Throttle
 			gr.sched = newSchedule(cfg.Arrival, delay, bench, &rnd)

@@ -103,6 +103,23 @@ type Run struct {
 	// Logs is, in a run directory that `pgtrial analyze` made from pgbench's
 	// logs, what they were and what they tell (logsource.go); nil otherwise.
 	Logs *LogSource `json:"logs,omitempty"`
+	// Segment says the run is one segment of a schedule several generators
+	// shared (--segment i/n); Model is then the segment's own load. nil: the
+	// run was the whole load.
+	Segment *Segment `json:"segment,omitempty"`
+}
+
+// Segment is which part of the whole load a segment's run was: segment
+// Index (from 0) of Count, of a load of Clients on Threads at Rate tx/s (0:
+// closed), from its client FirstClient and thread FirstThread.
+type Segment struct {
+	Index       int     `json:"index"`
+	Count       int     `json:"count"`
+	Clients     int     `json:"clients"`
+	Threads     int     `json:"threads"`
+	Rate        float64 `json:"rate,omitempty"`
+	FirstClient int     `json:"first_client"`
+	FirstThread int     `json:"first_thread"`
 }
 
 // Tool is the program that measured.

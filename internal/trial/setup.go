@@ -18,6 +18,12 @@ type Var struct{ Name, Value string }
 // pgbench's order: the -D definitions, then the automatic :scale,
 // :client_id, :default_seed and :random_seed unless -D defined them.
 func ClientSetup(vars []Var, scale int, streams prng.Streams) func(c *script.Client) error {
+	return clientSetup(vars, scale, streams, 0)
+}
+
+// clientSetup is ClientSetup with :client_id counted from firstClient (a
+// segment's first client in the whole load, Segment).
+func clientSetup(vars []Var, scale int, streams prng.Streams, firstClient int) func(c *script.Client) error {
 	return func(c *script.Client) error {
 		for _, v := range vars {
 			if err := c.SetString("option", v.Name, v.Value); err != nil {
@@ -28,7 +34,7 @@ func ClientSetup(vars []Var, scale int, streams prng.Streams) func(c *script.Cli
 			c.SetInt("startup", "scale", int64(scale))
 		}
 		if !c.Defined("client_id") {
-			c.SetInt("startup", "client_id", int64(c.ID))
+			c.SetInt("startup", "client_id", int64(firstClient+c.ID))
 		}
 		if !c.Defined("default_seed") {
 			c.SetInt("startup", "default_seed", streams.DefaultSeed)

@@ -55,8 +55,12 @@ type Config struct {
 	// (scenario.go); set the totals with ScenarioTotals.
 	Scenarios []Scenario
 
-	Clients      int
-	Threads      int     // ≥ 1
+	Clients int
+	Threads int // ≥ 1
+	// Segment, if set, makes the run one segment of a schedule several
+	// generators share (segment.go): Clients, Threads and Rate are then the
+	// segment's (Segment.SegClients, SegThreads, SegRate()).
+	Segment      *Segment
 	ConnectRate  float64 // initial connections per second (0: engine.DefaultConnectRate; unused under Pgbench)
 	Rate         float64 // open model when > 0, tx/s; closed model when 0
 	Arrival      engine.Arrival
@@ -271,6 +275,9 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	if err := c.checkScenarios(); err != nil {
 		return nil, err
 	}
+	if err := c.checkSegment(); err != nil {
+		return nil, err
+	}
 	if c.Dir == "" && c.TxLog {
 		return nil, errors.New("trial: --txlog writes into the run directory, and there is none")
 	}
@@ -321,6 +328,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		Model:       model,
 		Warnings:    append([]string(nil), c.Warnings...),
 		Scenarios:   c.resultScenarios(nil, nil),
+		Segment:     c.Segment.result(),
 	}
 	// The run directory (none without Dir: dir stays nil, and everything
 	// below that writes it is skipped).
@@ -429,6 +437,9 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	}
 
 	streams := prng.Derive(c.Seed.Value, c.Clients, c.Threads, DefinesVar(c.Vars, "default_seed"))
+	if c.Segment != nil {
+		streams = c.Segment.streams(c.Seed.Value, DefinesVar(c.Vars, "default_seed"))
+	}
 	runLogger := newRunLog(c.out, rec)
 	cfg := c.engineConfig(programs, names, weights, pgcfg, streams, runLogger, rec)
 	cfg.Metrics = set
@@ -458,7 +469,9 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		}
 	}
 	if ownLogs != nil || logs != nil {
+		firstClient := c.Segment.firstClient() // a segment logs the whole load's client ids
 		cfg.OnTx = func(client, group int, txNo int64, tx *metrics.Tx, end time.Time) {
+			client += firstClient
 			if ownLogs != nil {
 				ownLogs.tx(client, group, txNo, tx, end)
 			}
@@ -681,7 +694,7 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 		ContinueOnError: c.ContinueOnError,
 		PerCommand:      c.PerCommand,
 		Streams:         streams,
-		Setup:           ClientSetup(c.Vars, scale, streams),
+		Setup:           clientSetup(c.Vars, scale, streams, c.Segment.firstClient()),
 		Scenarios:       c.engineScenarios(),
 		TallyAfter:      c.Warmup, // \tally counts in the measured window (tally.go)
 		TallyTop:        results.MaxTallyTop,
@@ -731,6 +744,9 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 	cfg.Stdout, cfg.Stderr = shellOut, shellOut
 	cfg.OnNotice = func(n *pgconn.Notice) {
 		runLogger.Info(fmt.Sprintf("%s: %s", n.Severity, n.Message))
+	}
+	if s := c.Segment; s != nil && s.Rate > 0 {
+		cfg.RateOf = &engine.RateShare{Rate: s.Rate, Groups: s.Threads} // the whole load's slot gap, bit for bit
 	}
 	return cfg
 }

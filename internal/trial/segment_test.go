@@ -1,0 +1,103 @@
+package trial
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pgtrial/pgtrial/internal/engine"
+	"github.com/pgtrial/pgtrial/internal/prng"
+)
+
+func TestParseSegment(t *testing.T) {
+	for _, tt := range []struct {
+		in       string
+		i, n     int
+		errorHas string
+	}{
+		{"0/4", 0, 4, ""},
+		{" 3/4 ", 3, 4, ""},
+		{"0/1", 0, 1, ""},
+		{"4/4", 0, 0, "i must be 0 to n−1 = 3"},
+		{"-1/4", 0, 0, "i must be"},
+		{"1/0", 0, 0, "n must be 1 to 1000"},
+		{"1", 0, 0, "want i/n"},
+		{"a/b", 0, 0, "want i/n"},
+	} {
+		i, n, err := ParseSegment(tt.in)
+		if tt.errorHas == "" {
+			if err != nil || i != tt.i || n != tt.n {
+				t.Errorf("%q: %d/%d, %v", tt.in, i, n, err)
+			}
+		} else if err == nil || !strings.Contains(err.Error(), tt.errorHas) {
+			t.Errorf("%q: error %v, want %q", tt.in, err, tt.errorHas)
+		}
+	}
+}
+
+// The segments of a load are the one generator's threads and clients, cut
+// in order: together every client once, each with its group, stream and
+// client id; the rate split evenly; the streams the whole load's.
+func TestSegmentsMakeTheWholeLoad(t *testing.T) {
+	for _, tc := range []struct {
+		clients, threads, n int
+		rate                float64
+	}{
+		{10, 4, 2, 1000}, {10, 4, 4, 1000}, {7, 6, 3, 0}, {2000, 8, 4, 1000}, {5, 5, 5, 37.5}, {4, 8, 4, 100}, // 8 threads capped at 4 clients
+	} {
+		threads := min(tc.threads, tc.clients)
+		whole := prng.Derive(42, tc.clients, threads, false)
+		var clients []prng.State
+		var threadStreams []prng.ThreadStreams
+		var rate float64
+		next := 0
+		for i := range tc.n {
+			s, err := NewSegment(i, tc.n, tc.clients, tc.threads, tc.rate)
+			if err != nil {
+				t.Fatalf("%+v segment %d: %v", tc, i, err)
+			}
+			if s.FirstClient != next || s.SegThreads != threads/tc.n || s.FirstThread != i*threads/tc.n {
+				t.Errorf("%+v segment %d: %+v", tc, i, s)
+			}
+			// The segment's clients, dealt to its threads as the engine deals
+			// them, are in the same threads as in the whole load.
+			for c := range s.SegClients {
+				if g, want := engine.GroupOf(c, s.SegClients, s.SegThreads)+s.FirstThread, engine.GroupOf(s.FirstClient+c, tc.clients, threads); g != want {
+					t.Errorf("%+v segment %d: client %d in thread %d, the whole load's %d", tc, i, s.FirstClient+c, g, want)
+				}
+			}
+			next += s.SegClients
+			st := s.streams(42, false)
+			clients = append(clients, st.Clients...)
+			threadStreams = append(threadStreams, st.Threads...)
+			if st.DefaultSeed != whole.DefaultSeed || st.RandomSeed != whole.RandomSeed {
+				t.Errorf("%+v segment %d: seeds differ from the whole load's", tc, i)
+			}
+			rate += s.SegRate()
+		}
+		if next != tc.clients || !reflect.DeepEqual(clients, whole.Clients) || !reflect.DeepEqual(threadStreams, whole.Threads) {
+			t.Errorf("%+v: the segments' %d clients and streams are not the whole load's", tc, next)
+		}
+		if d := rate - tc.rate; d > 1e-9 || d < -1e-9 {
+			t.Errorf("%+v: rates add to %g", tc, rate)
+		}
+	}
+	if _, err := NewSegment(0, 3, 10, 4, 100); err == nil || !strings.Contains(err.Error(), "give -j a multiple of 3") {
+		t.Errorf("4 threads in 3 segments: %v", err)
+	}
+}
+
+// A segment's client ids are the whole load's: :client_id of its first
+// client is the segment's FirstClient.
+func TestSegmentClientID(t *testing.T) {
+	s, err := NewSegment(1, 2, 10, 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.firstClient() != 5 || (*Segment)(nil).firstClient() != 0 {
+		t.Errorf("first client %d", s.firstClient())
+	}
+	if r := s.result(); r.Index != 1 || r.Count != 2 || r.FirstClient != 5 || r.Clients != 10 {
+		t.Errorf("run.json's segment %+v", r)
+	}
+}
