@@ -100,9 +100,9 @@ type Config struct {
 	// these Groups are a part (a segment, trial.Segment): each group's slot
 	// gap is then 1e6/RateOf.Rate·RateOf.Groups µs, bit for bit the larger
 	// load's, rather than 1e6/Rate·Groups.
-	RateOf  *RateShare
-	Arrival Arrival
-	Overload     Overload
+	RateOf   *RateShare
+	Arrival  Arrival
+	Overload Overload
 	// Scenarios, if any, replace Weights, Rate, Arrival and Overload: the
 	// run's clients and groups are theirs (scenario.go).
 	Scenarios []Scenario
