@@ -23,6 +23,7 @@ import (
 // runOptions are `pgtrial run`'s flags.
 type runOptions struct {
 	segment         string // --segment i/n
+	startAt         string // --start-at, RFC 3339
 	arg             string // the argument: connection string or database name
 	url             string
 	scripts         []scriptSpec // -b and -f in command-line order
@@ -215,6 +216,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.IntVarP(&o.clients, "clients", "c", o.clients, "clients (connections)")
 	f.IntVarP(&o.threads, "threads", "j", o.threads, "client threads (groups), each polling its clients' sockets with its own arrival schedule at rate/threads; 0 = min(clients, CPUs)")
 	f.StringVar(&o.segment, "segment", "", "run segment i (from 0) of n generators that together make the one schedule of -c, -j and --rate: this one runs -j/n threads with their clients, streams and client ids at rate/n (-j must be a multiple of n)")
+	f.StringVar(&o.startAt, "start-at", "", "with --segment: the instant (RFC 3339, e.g. 2026-12-04T10:00:00Z) every segment's warm-up begins, its schedule's clock zero; the clients connect first and wait for it")
 	f.Float64Var(&o.connectRate, "connect-rate", o.connectRate, fmt.Sprintf("initial connections per second (at most %d dialling at once); a client count the server cannot take is refused before any", engine.DefaultConnectConcurrency))
 	f.Float64VarP(&o.rate, "rate", "R", 0, "open model: target transactions per second (all clients together)")
 	f.BoolVar(&o.closed, "closed", false, "closed model: each client runs its next transaction when the last ends")
@@ -360,9 +362,11 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	tc.Scenarios = plan.scenarios
 	tc.ScenarioTotals()
 	if o.segment != "" {
-		if err := segmentRun(tc, o.segment); err != nil {
+		if err := segmentRun(tc, o.segment, o.startAt, time.Now()); err != nil {
 			return err
 		}
+	} else if o.startAt != "" {
+		return &exitError{code: exitBadInput, err: errors.New("--start-at goes with --segment i/n: it is the instant the segments begin together")}
 	}
 	if mode := tpccMode(o.scripts); mode != "" {
 		addTPCC(tc, mode, o.noCheck) // check.go
@@ -493,7 +497,7 @@ func defaultRunDir(now time.Time, wl string) string {
 
 // segmentRun makes tc segment spec ("i/n") of its load: the segment's
 // clients, threads and rate (trial.Segment).
-func segmentRun(tc *trial.Config, spec string) error {
+func segmentRun(tc *trial.Config, spec, startAt string, now time.Time) error {
 	i, n, err := trial.ParseSegment(spec)
 	if err != nil {
 		return &exitError{code: exitBadInput, err: err}
@@ -507,6 +511,18 @@ func segmentRun(tc *trial.Config, spec string) error {
 	seg, err := trial.NewSegment(i, n, tc.Clients, tc.Threads, tc.Rate)
 	if err != nil {
 		return &exitError{code: exitBadInput, err: err}
+	}
+	if startAt != "" {
+		at, err := time.Parse(time.RFC3339Nano, startAt)
+		switch {
+		case err != nil:
+			return &exitError{code: exitBadInput, err: fmt.Errorf("--start-at %q: want an RFC 3339 time, e.g. %s", startAt, now.UTC().Add(time.Minute).Truncate(time.Second).Format(time.RFC3339))}
+		case !at.After(now):
+			return &exitError{code: exitBadInput, err: fmt.Errorf("--start-at %s is %s ago: give every segment the same instant in the future", startAt, now.Sub(at).Round(time.Millisecond))}
+		case at.Sub(now) > 24*time.Hour:
+			return &exitError{code: exitBadInput, err: fmt.Errorf("--start-at %s is more than a day away", startAt)}
+		}
+		seg.StartAt = at
 	}
 	tc.Segment = seg
 	tc.Clients, tc.Threads, tc.Rate = seg.SegClients, seg.SegThreads, seg.SegRate()

@@ -13,6 +13,7 @@ import (
 	"github.com/pgtrial/pgtrial/internal/capture"
 	"github.com/pgtrial/pgtrial/internal/localpg"
 	"github.com/pgtrial/pgtrial/internal/mask"
+	"github.com/pgtrial/pgtrial/internal/pgtest"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/results/resultstest"
 )
@@ -100,5 +101,27 @@ func TestCompareOptionAfterDash(t *testing.T) {
 	code, _, errOut := runCLI(t, "compare", dir, "--", dir, "--fail-on", "tps<-3%")
 	if code != 1 || !strings.Contains(errOut, `"--fail-on" after "--" is taken as a B directory: options go before the directories`) {
 		t.Errorf("exit %d, %q", code, errOut)
+	}
+}
+
+// --segment and --start-at refuse what cannot make one schedule, before any
+// client connects.
+func TestRunSegmentRefusals(t *testing.T) {
+	url := pgtest.ConnString(t)
+	base := []string{"run", url, "-f", writeScript(t, t.TempDir(), "s.sql", "SELECT 1;\n"), "--rate", "100", "-c", "4", "-T", "1s", "--no-collect", "--no-report", "--run-dir", filepath.Join(t.TempDir(), "r")}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-j", "4", "--segment", "0/3"}, "give -j a multiple of 3"},
+		{[]string{"-j", "2", "--segment", "2/2"}, "i must be 0 to n−1 = 1"},
+		{[]string{"-j", "2", "--segment", "0/2", "--start-at", "2001-01-01T00:00:00Z"}, "ago: give every segment the same instant in the future"},
+		{[]string{"-j", "2", "--segment", "0/2", "--start-at", "noon"}, "want an RFC 3339 time"},
+		{[]string{"-j", "2", "--start-at", "2099-01-01T00:00:00Z"}, "--start-at goes with --segment"},
+	} {
+		code, _, errOut := runCLI(t, append(base, tc.args...)...)
+		if code != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 1 and %q", tc.args, code, errOut, tc.want)
+		}
 	}
 }

@@ -100,7 +100,13 @@ type Config struct {
 	// these Groups are a part (a segment, trial.Segment): each group's slot
 	// gap is then 1e6/RateOf.Rate·RateOf.Groups µs, bit for bit the larger
 	// load's, rather than 1e6/Rate·Groups.
-	RateOf   *RateShare
+	RateOf *RateShare
+	// StartAt, if set, is the bench start: once connected, the clients wait
+	// for it, so that generators started apart share one clock zero (their
+	// schedules' slot 0). A generator connected after it starts at once
+	// with its clock zero still at StartAt: the slots due since are late,
+	// and their lag says so.
+	StartAt  time.Time
 	Arrival  Arrival
 	Overload Overload
 	// Scenarios, if any, replace Weights, Rate, Arrival and Overload: the
@@ -424,7 +430,26 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	// from the first interval on, not a peak the scavenger trims minutes
 	// later.
 	debug.FreeOSMemory()
+	if !cfg.StartAt.IsZero() {
+		if d := time.Until(cfg.StartAt); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				for _, c := range e.clients {
+					c.closeConn()
+				}
+				res.Interrupted = true
+				return res, context.Canceled
+			}
+		}
+	}
 	bench := e.now()
+	if !cfg.StartAt.IsZero() {
+		// Late: clock zero stays StartAt (no earlier than the engine's own).
+		bench = max(bench-int64(max(time.Since(cfg.StartAt), 0)/time.Microsecond), 0)
+	}
 	res.BenchStart = e.wall(bench)
 	if cfg.CutAtEnd && e.endTime > 0 {
 		// The window is -T long from the bench start; an interruption

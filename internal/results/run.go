@@ -120,6 +120,21 @@ type Segment struct {
 	Rate        float64 `json:"rate,omitempty"`
 	FirstClient int     `json:"first_client"`
 	FirstThread int     `json:"first_thread"`
+	// StartAt is the bench start every segment was given (--start-at).
+	StartAt time.Time `json:"start_at,omitzero"`
+	// Clock is the server's clock against this generator's, read at the
+	// run's start and at its end (ClockOffset); a reading that failed is
+	// left out, and said in Warnings.
+	Clock []ClockOffset `json:"clock,omitempty"`
+}
+
+// ClockOffset is one reading of the server's clock against a generator's:
+// at At (this host's clock, the round trip's midpoint) the server's
+// clock_timestamp() was OffsetMs ahead (negative: behind), within ±RTTMs/2.
+type ClockOffset struct {
+	At       time.Time `json:"at"`
+	OffsetMs float64   `json:"offset_ms"`
+	RTTMs    float64   `json:"rtt_ms"`
 }
 
 // Tool is the program that measured.

@@ -1,12 +1,15 @@
 package trial
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/pgtrial/pgtrial/internal/engine"
+	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
@@ -31,6 +34,10 @@ type Segment struct {
 	// how many of each it runs.
 	FirstClient, FirstThread int
 	SegClients, SegThreads   int
+
+	// StartAt is the instant every segment's bench start (its warm-up's
+	// start, the schedules' clock zero) was set to (--start-at); zero: none.
+	StartAt time.Time
 }
 
 // ParseSegment parses "i/n": segment i (0-based, as a Kubernetes Indexed
@@ -125,5 +132,54 @@ func (s *Segment) result() *results.Segment {
 		return nil
 	}
 	return &results.Segment{Index: s.Index, Count: s.Count, Clients: s.Clients, Threads: s.Threads, Rate: s.Rate,
-		FirstClient: s.FirstClient, FirstThread: s.FirstThread}
+		FirstClient: s.FirstClient, FirstThread: s.FirstThread, StartAt: s.StartAt}
+}
+
+// clockSamples is how many round trips a clock reading takes; the one with
+// the shortest round trip is kept (its midpoint is the least uncertain).
+const clockSamples = 5
+
+// measureClock reads the server's clock against this host's: for each of
+// clockSamples round trips of "SELECT clock_timestamp()", offset = server
+// time − (t0 + t1)/2 with t0, t1 this host's clock before and after, and
+// keeps the reading with the smallest round trip t1 − t0 (the offset is
+// then within ± rtt/2). Segments record it at their start and end, so that
+// a merge can align their intervals on one clock.
+func measureClock(ctx context.Context, connString string) (results.ClockOffset, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	conn, err := pgsession.Connect(ctx, connString, "pgtrial clock", 5*time.Second)
+	if err != nil {
+		return results.ClockOffset{}, err
+	}
+	defer conn.Close(context.Background())
+	var best results.ClockOffset
+	for i := range clockSamples {
+		var server time.Time
+		t0 := time.Now()
+		if err := conn.QueryRow(ctx, "SELECT clock_timestamp()").Scan(&server); err != nil {
+			return results.ClockOffset{}, fmt.Errorf("read the server's clock: %w", err)
+		}
+		t1 := time.Now()
+		rtt := t1.Sub(t0)
+		mid := t0.Add(rtt / 2)
+		if i == 0 || float64(rtt)/1e6 < best.RTTMs {
+			best = results.ClockOffset{At: mid.UTC(), OffsetMs: float64(server.Sub(mid)) / 1e6, RTTMs: float64(rtt) / 1e6}
+		}
+	}
+	return best, nil
+}
+
+// isClosed says whether ch (nil: never) is closed: the second signal's
+// Urgent, after which nothing more is asked of the server.
+func isClosed(ch <-chan struct{}) bool {
+	if ch == nil {
+		return false
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }

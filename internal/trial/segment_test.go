@@ -1,12 +1,20 @@
 package trial
 
 import (
+	"context"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/pgtrial/pgtrial/internal/engine"
+	"github.com/pgtrial/pgtrial/internal/pgtest"
 	"github.com/pgtrial/pgtrial/internal/prng"
+	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/script"
 )
 
 func TestParseSegment(t *testing.T) {
@@ -99,5 +107,75 @@ func TestSegmentClientID(t *testing.T) {
 	}
 	if r := s.result(); r.Index != 1 || r.Count != 2 || r.FirstClient != 5 || r.Clients != 10 {
 		t.Errorf("run.json's segment %+v", r)
+	}
+}
+
+// Two segments started apart with one StartAt begin on that instant (their
+// bench starts within a millisecond of it), each at half the rate, and
+// record which segment they were and the server's clock at their start and
+// end.
+func TestSegmentsStartTogether(t *testing.T) {
+	url := pgtest.ConnString(t)
+	tgt, _, err := Inspect(context.Background(), url, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	at := time.Now().Add(1500 * time.Millisecond)
+	const rate = 200.0
+	var wg sync.WaitGroup
+	res := make([]*Result, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		seg, err := NewSegment(i, 2, 4, 2, rate)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seg.StartAt = at
+		c := &Config{
+			ConnString: url, Target: tgt,
+			Scripts: []Script{testScript(t, "select1.sql", "SELECT 1;\n")},
+			Mode:    script.Simple, Clients: seg.SegClients, Threads: seg.SegThreads, Rate: seg.SegRate(), Arrival: engine.Uniform,
+			Segment:  seg,
+			Duration: 2 * time.Second, Interval: 500 * time.Millisecond, MaxTries: 1, Seed: prng.Seed{Value: 7},
+			Dir:  filepath.Join(root, strconv.Itoa(i)),
+			Tool: results.Tool{Name: "pgtrial", Version: "test"},
+		}
+		if i == 1 {
+			time.Sleep(300 * time.Millisecond) // started apart
+		}
+		wg.Go(func() { res[i], errs[i] = Run(context.Background(), c) })
+	}
+	wg.Wait()
+	var committed int64
+	for i := range 2 {
+		if errs[i] != nil {
+			t.Fatalf("segment %d: %v", i, errs[i])
+		}
+		if d := res[i].Engine.BenchStart.Sub(at); d < -time.Millisecond || d > time.Millisecond {
+			t.Errorf("segment %d: bench start %v from StartAt", i, d)
+		}
+		run, err := results.Load(filepath.Join(root, strconv.Itoa(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := run.Segment
+		if s == nil || s.Index != i || s.Count != 2 || s.Clients != 4 || s.FirstClient != 2*i || len(s.Clock) != 2 || !s.StartAt.Equal(at) {
+			t.Fatalf("segment %d: run.json's segment %+v", i, s)
+		}
+		for _, off := range s.Clock {
+			// The server is on this host: one clock, read within its round trip.
+			if off.RTTMs <= 0 || off.RTTMs > 1000 || off.OffsetMs > off.RTTMs/2+5 || off.OffsetMs < -off.RTTMs/2-5 {
+				t.Errorf("segment %d: clock reading %+v", i, off)
+			}
+		}
+		if run.Model.Rate != rate/2 || run.Model.Clients != 2 {
+			t.Errorf("segment %d: model %+v", i, run.Model)
+		}
+		committed += run.Summary.Total.Committed
+	}
+	// Together the whole schedule: 200 tx/s over the 2 s window, uniform.
+	if committed < 360 || committed > 410 {
+		t.Errorf("the segments committed %d together, want ~400", committed)
 	}
 }

@@ -330,6 +330,13 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 		Scenarios:   c.resultScenarios(nil, nil),
 		Segment:     c.Segment.result(),
 	}
+	if run.Segment != nil {
+		if off, err := measureClock(ctx, c.ConnString); err != nil {
+			run.Warnings = append(run.Warnings, "segment: the server's clock at the start: "+err.Error())
+		} else {
+			run.Segment.Clock = append(run.Segment.Clock, off)
+		}
+	}
 	// The run directory (none without Dir: dir stays nil, and everything
 	// below that writes it is skipped).
 	var dir *results.Dir
@@ -595,6 +602,13 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 			}
 		}
 	}
+	if run.Segment != nil && !isClosed(c.Urgent) {
+		if off, err := measureClock(context.Background(), c.ConnString); err != nil {
+			run.Warnings = append(run.Warnings, "segment: the server's clock at the end: "+err.Error())
+		} else {
+			run.Segment.Clock = append(run.Segment.Clock, off)
+		}
+	}
 	if c.BeforeFinish != nil {
 		c.BeforeFinish(run, r)
 	}
@@ -745,8 +759,11 @@ func (c *Config) engineConfig(programs []*script.Script, names []string, weights
 	cfg.OnNotice = func(n *pgconn.Notice) {
 		runLogger.Info(fmt.Sprintf("%s: %s", n.Severity, n.Message))
 	}
-	if s := c.Segment; s != nil && s.Rate > 0 {
-		cfg.RateOf = &engine.RateShare{Rate: s.Rate, Groups: s.Threads} // the whole load's slot gap, bit for bit
+	if s := c.Segment; s != nil {
+		if s.Rate > 0 {
+			cfg.RateOf = &engine.RateShare{Rate: s.Rate, Groups: s.Threads} // the whole load's slot gap, bit for bit
+		}
+		cfg.StartAt = s.StartAt
 	}
 	return cfg
 }
