@@ -80,22 +80,11 @@ func (c *BucketCounts) Add(p Packed) error {
 	if len(p) > 0 && c.counts == nil {
 		c.counts = make([]int64, numBuckets)
 	}
-	i := int64(-1)
-	for len(p) > 0 {
-		d, n, rest, ok := next2(p)
-		if !ok {
-			return errBadPacked
-		}
-		p = rest
-		i += int64(d)
-		if i >= numBuckets {
-			return errBadPacked
-		}
-		c.counts[i] += int64(n)
+	return p.each(func(i int32, n int64) {
+		c.counts[i] += n
 		c.used[i>>12] |= 1 << (uint(i>>6) & 63)
-		c.n += int64(n)
-	}
-	return nil
+		c.n += n
+	})
 }
 
 // next2 decodes one bucket of p: the index distance (1 … numBuckets) and
