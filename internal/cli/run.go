@@ -215,7 +215,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	f.VarP(scriptFlag{list: &o.scripts}, "file", "f", "pgbench-language script FILE with optional @WEIGHT; repeatable")
 	f.IntVarP(&o.clients, "clients", "c", o.clients, "clients (connections)")
 	f.IntVarP(&o.threads, "threads", "j", o.threads, "client threads (groups), each polling its clients' sockets with its own arrival schedule at rate/threads; 0 = min(clients, CPUs)")
-	f.StringVar(&o.segment, "segment", "", "run segment i (from 0) of n generators that together make the one schedule of -c, -j and --rate: this one runs -j/n threads with their clients, streams and client ids at rate/n (-j must be a multiple of n)")
+	f.StringVar(&o.segment, "segment", "", "run segment i (from 0) of n generators that together make the one schedule of -c, -j and --rate: this one runs -j/n threads with their clients, streams and client ids at rate/n (-j must be a multiple of n); only segment 0 collects the server's evidence, the others their own machine's OS metrics")
 	f.StringVar(&o.startAt, "start-at", "", "with --segment: the instant (RFC 3339, e.g. 2026-12-04T10:00:00Z) every segment's warm-up begins, its schedule's clock zero; the clients connect first and wait for it")
 	f.Float64Var(&o.connectRate, "connect-rate", o.connectRate, fmt.Sprintf("initial connections per second (at most %d dialling at once); a client count the server cannot take is refused before any", engine.DefaultConnectConcurrency))
 	f.Float64VarP(&o.rate, "rate", "R", 0, "open model: target transactions per second (all clients together)")

@@ -125,6 +125,13 @@ type Config struct {
 	// column (checkpoints_timed, wal_bytes, …; unknown ones left out). The
 	// live metrics (`--metrics-addr`) use it.
 	OnSample func(kind string, values map[string]float64)
+	// ThisHostOnly makes the collectors those of a generator that is not
+	// the one watching the server (a segment other than 0 of `--segment`):
+	// only the OS source runs, on this machine's /proc whatever host the
+	// server is on, Host describes this machine, and the server is not
+	// connected to at all (no server information, waits, statements or
+	// counters). Kinds other than KindOS are left out without a warning.
+	ThisHostOnly bool
 }
 
 // Collector runs the sources of a run.
@@ -214,12 +221,23 @@ func Start(ctx context.Context, cfg Config) (*Collector, error) {
 	if cfg.RunStart.IsZero() {
 		cfg.RunStart = time.Now()
 	}
+	if cfg.ThisHostOnly {
+		cfg.Local, cfg.NodeExporter = true, "" // this machine's /proc
+		if slices.Contains(cfg.Kinds, KindOS) {
+			cfg.Kinds = []string{KindOS}
+		} else {
+			cfg.Kinds = nil
+		}
+	}
 
 	c := &Collector{cfg: cfg}
 	c.markCtx, c.markCancel = context.WithCancel(context.Background())
-	conn, err := connect(ctx, cfg.ConnString)
-	if err != nil {
-		return nil, fmt.Errorf("collectors: %w", err)
+	var conn *pgx.Conn
+	if !cfg.ThisHostOnly {
+		var err error
+		if conn, err = connect(ctx, cfg.ConnString); err != nil {
+			return nil, fmt.Errorf("collectors: %w", err)
+		}
 	}
 
 	// The information and the sources start side by side: each opens its
@@ -229,6 +247,9 @@ func Start(ctx context.Context, cfg Config) (*Collector, error) {
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
+		if conn == nil {
+			return // ThisHostOnly: the server is not read
+		}
 		var err error
 		c.server, err = readServerInfo(ctx, conn, cfg.Tables)
 		conn.Close(context.Background())

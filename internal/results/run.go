@@ -126,7 +126,16 @@ type Segment struct {
 	// run's start and at its end (ClockOffset); a reading that failed is
 	// left out, and said in Warnings.
 	Clock []ClockOffset `json:"clock,omitempty"`
+	// Host is the machine this generator ran on, for a segment other than
+	// 0: only segment 0 collects the server's evidence (and Run.Host is
+	// the server's machine); the others record their own machine's OS
+	// metrics (os.csv) and describe it here.
+	Host *Host `json:"host,omitempty"`
 }
+
+// Collects says whether the segment watches the server: segment 0 does,
+// the others only their own machine.
+func (s *Segment) Collects() bool { return s == nil || s.Index == 0 }
 
 // ClockOffset is one reading of the server's clock against a generator's:
 // at At (this host's clock, the round trip's midpoint) the server's

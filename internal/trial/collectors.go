@@ -2,6 +2,7 @@ package trial
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"strings"
 	"time"
@@ -78,6 +79,7 @@ func startCollectors(ctx context.Context, o *Collect, connString string, pgcfg *
 		AllStatements: o.AllStatements,
 		Tables:        tables,
 		OnSample:      o.OnSample,
+		ThisHostOnly:  !run.Segment.Collects(),
 	})
 }
 
@@ -120,7 +122,11 @@ func stopCollectors(ctx context.Context, c *collect.Collector, run *results.Run,
 	warnings := c.Stop(ctx, end)
 	run.Collectors = c.Kinds()
 	run.Server = c.Server()
-	run.Host = c.Host()
+	if run.Segment.Collects() {
+		run.Host = c.Host()
+	} else {
+		run.Segment.Host = c.Host() // this generator's machine, not the server's
+	}
 	for _, w := range warnings {
 		run.Warnings = append(run.Warnings, "collector: "+w)
 	}
@@ -134,6 +140,19 @@ func stopCollectors(ctx context.Context, c *collect.Collector, run *results.Run,
 		return
 	}
 	run.Evidence = collect.Summarize(dirPath, from, to, interval, run.Summary.Total.Committed)
+	if !run.Segment.Collects() {
+		// Set before Summarize's own reasons would be; os.csv is this
+		// generator's machine.
+		for _, k := range []string{collect.KindServer, collect.KindWaits, collect.KindStatements} {
+			delete(run.Evidence.Missing, k)
+			run.Evidence.SetMissing(k, segmentNotCollected(run.Segment))
+		}
+	}
+}
+
+// segmentNotCollected is why a segment other than 0 has no server evidence.
+func segmentNotCollected(s *results.Segment) string {
+	return fmt.Sprintf("not collected by segment %d of %d: segment 0 collects the server's evidence (pgtrial merge takes its files)", s.Index, s.Count)
 }
 
 // runChecks is the honesty checklist of the run (internal/checks) from what

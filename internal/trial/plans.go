@@ -25,10 +25,11 @@ const maxPlanSteps = 100000
 // explained once after the setup and before the collectors' baselines and
 // the warm-up, so that the measurement does not see the EXPLAINs. pgtrial's
 // own runs only (not the pgbench front end), and not with the collectors
-// off (no session of pgtrial's then). What goes wrong is a warning of the
+// off (no session of pgtrial's then), and only by segment 0 of a load
+// several generators share. What goes wrong is a warning of the
 // run, never its failure.
 func (c *Config) recordPlans(ctx context.Context, dir *results.Dir, run *results.Run) {
-	if dir == nil || c.Pgbench != nil || c.Collect.Off {
+	if dir == nil || c.Pgbench != nil || c.Collect.Off || !run.Segment.Collects() {
 		return
 	}
 	pctx, cancel := context.WithTimeout(ctx, plansTimeout)

@@ -2,14 +2,17 @@ package trial
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/pgtrial/pgtrial/internal/collect"
 	"github.com/pgtrial/pgtrial/internal/engine"
 	"github.com/pgtrial/pgtrial/internal/pgtest"
 	"github.com/pgtrial/pgtrial/internal/prng"
@@ -161,7 +164,7 @@ func TestSegmentsStartTogether(t *testing.T) {
 		}
 		s := run.Segment
 		if s == nil || s.Index != i || s.Count != 2 || s.Clients != 4 || s.FirstClient != 2*i || len(s.Clock) != 2 || !s.StartAt.Equal(at) {
-			t.Fatalf("segment %d: run.json's segment %+v", i, s)
+			t.Fatalf("segment %d: run.json's segment %+v (warnings %q)", i, s, run.Warnings)
 		}
 		for _, off := range s.Clock {
 			// The server is on this host: one clock, read within its round trip.
@@ -173,9 +176,50 @@ func TestSegmentsStartTogether(t *testing.T) {
 			t.Errorf("segment %d: model %+v", i, run.Model)
 		}
 		committed += run.Summary.Total.Committed
+		checkSegmentCollectors(t, filepath.Join(root, strconv.Itoa(i)), run)
 	}
 	// Together the whole schedule: 200 tx/s over the 2 s window, uniform.
 	if committed < 360 || committed > 410 {
 		t.Errorf("the segments committed %d together, want ~400", committed)
+	}
+}
+
+// checkSegmentCollectors checks that only segment 0 watched the server: the
+// others have no server information, waits, statements or server counters,
+// say why, and record their own machine's OS metrics.
+func checkSegmentCollectors(t *testing.T, dir string, run *results.Run) {
+	t.Helper()
+	i := run.Segment.Index
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	}
+	if i == 0 {
+		if run.Server == nil || run.Host == nil || run.Segment.Host != nil || !exists(results.WaitsFile) || !exists(results.ServerFile) {
+			t.Errorf("segment 0 did not collect: server %v, host %v, segment host %v", run.Server != nil, run.Host != nil, run.Segment.Host != nil)
+		}
+		return
+	}
+	if run.Server != nil || run.Host != nil || run.Segment.Host == nil || run.Segment.Host.Hostname == "" {
+		t.Errorf("segment %d: server %v, host %v, its own host %+v", i, run.Server != nil, run.Host != nil, run.Segment.Host)
+	}
+	if !slices.Equal(run.Collectors, []string{collect.KindOS}) {
+		t.Errorf("segment %d: collectors %v, want only os", i, run.Collectors)
+	}
+	for _, f := range []string{results.WaitsFile, results.ServerFile, results.StatementsFile, results.PlansFile} {
+		if exists(f) {
+			t.Errorf("segment %d wrote %s", i, f)
+		}
+	}
+	if !exists(results.OSFile) {
+		t.Errorf("segment %d: no %s of its own machine", i, results.OSFile)
+	}
+	if run.Evidence == nil || !strings.Contains(run.Evidence.Missing[collect.KindWaits], "segment 0 collects") {
+		t.Errorf("segment %d: evidence missing %v", i, run.Evidence)
+	}
+	for _, w := range run.Warnings {
+		if strings.Contains(w, "collector") {
+			t.Errorf("segment %d: warning %q", i, w)
+		}
 	}
 }
