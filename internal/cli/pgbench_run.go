@@ -49,6 +49,12 @@ func (l *pgbenchLog) Hint(msg string)    { l.write("pgbench: hint: ", msg) }
 // trial.Run, like `pgtrial run`), the report.
 func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo, stdout, stderr io.Writer) int {
 	log := &pgbenchLog{w: stderr}
+	// --segment's refusals before anything connects (pgbenchSegment again
+	// on the real config below).
+	if err := pgbenchSegment(o, &trial.Config{Clients: o.Clients, Threads: o.Threads, Rate: o.Rate, Transactions: int64(o.Transactions)}); err != nil {
+		log.Error(err.Error())
+		return exitBadInput
+	}
 	live, err := startLiveMetrics(metricsOptions{addr: o.MetricsAddr, allowRemote: o.MetricsAllowRemote}, func(line string) {
 		log.mu.Lock()
 		io.WriteString(stderr, line+"\n")
@@ -125,6 +131,10 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 	con.Close(ctx)
 
 	tc := pgbenchTrialConfig(o, connString, scale, log, stdout, stderr)
+	if err := pgbenchSegment(o, tc); err != nil {
+		log.Error(err.Error())
+		return exitBadInput
+	}
 	tc.Target = target
 	tc.Tool = info.tool()
 	tc.CommandLine = os.Args
@@ -165,8 +175,15 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 	}
 
 	total := r.Measure
+	ro := o
+	if tc.Segment != nil {
+		// A segment reports what it ran: its clients and threads.
+		seg := *o
+		seg.Clients, seg.Threads = tc.Clients, tc.Threads
+		ro = &seg
+	}
 	rep := &pgbenchfmt.Report{
-		Opts:            o,
+		Opts:            ro,
 		Scale:           scale,
 		PartitionMethod: partMethod,
 		Partitions:      partitions,
@@ -192,6 +209,24 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 		return exitRunFail
 	}
 	return exitOK
+}
+
+// pgbenchSegment makes tc the segment --segment names (as run's
+// segmentRun); nil without --segment. The error is the message alone.
+func pgbenchSegment(o *pgbenchfmt.Options, tc *trial.Config) error {
+	if o.Segment == "" {
+		if o.StartAt != "" {
+			return errors.New("--start-at goes with --segment=I/N: it is the instant the segments begin together")
+		}
+		return nil
+	}
+	if err := segmentRun(tc, o.Segment, o.StartAt, time.Now()); err != nil {
+		if u := errors.Unwrap(err); u != nil {
+			return u
+		}
+		return err
+	}
+	return nil
 }
 
 // pgbenchTrialConfig is the run of a pgbench command line: pgbench's

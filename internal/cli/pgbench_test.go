@@ -3,13 +3,16 @@ package cli
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -359,5 +362,89 @@ func TestPgbenchInterrupt(t *testing.T) {
 	}
 	if !run.Interrupted || run.InterruptReason != "SIGINT" || run.Summary == nil || run.Summary.Total.Committed == 0 {
 		t.Errorf("run.json: interrupted %v, reason %q, summary %+v", run.Interrupted, run.InterruptReason, run.Summary)
+	}
+}
+
+// TestPgbenchSegments: `pgtrial pgbench --segment i/2 --start-at T`, two
+// processes' worth in one: each runs its half of the clients with the
+// whole load's client ids in its -l log, both begin at T, together they
+// make the one -R schedule, and only segment 0 watches the server.
+func TestPgbenchSegments(t *testing.T) {
+	url := pgtest.ConnString(t)
+	if code, _, errOut := runCLI(t, "pgbench", "-i", "-s", "1", "-q", url); code != 0 {
+		t.Fatalf("init: %s", errOut)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-c", "4", "-j", "2", "-T", "1", "--segment", "0/3"}, "give -j a multiple of 3"},
+		{[]string{"-c", "4", "-j", "2", "-t", "10", "--segment", "0/2"}, "--segment needs -T"},
+		{[]string{"-c", "4", "-j", "2", "-T", "1", "--start-at", "2099-01-01T00:00:00Z"}, "--start-at goes with --segment"},
+	} {
+		code, out, errOut := runCLI(t, append([]string{"pgbench", "-S", "-n", url}, tc.args...)...)
+		if code != 1 || !strings.Contains(errOut, "pgbench: error: ") || !strings.Contains(errOut, tc.want) || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 1 and %q before anything runs", tc.args, code, out, errOut, tc.want)
+		}
+	}
+
+	root := t.TempDir()
+	at := time.Now().Add(2 * time.Second).UTC().Format(time.RFC3339Nano)
+	type outcome struct {
+		code        int
+		out, errOut string
+	}
+	got := make([]outcome, 2)
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			seg := strconv.Itoa(i)
+			o := &got[i]
+			o.code, o.out, o.errOut = runCLI(t, "pgbench", "-S", "-n", "-c", "4", "-j", "2", "-R", "200", "-T", "2",
+				"--segment", seg+"/2", "--start-at", at, "-l", "--log-prefix", filepath.Join(root, "log"+seg),
+				"--run-dir", filepath.Join(root, "run"+seg), url)
+		})
+	}
+	wg.Wait()
+	lines := 0
+	for i, o := range got {
+		if o.code != 0 {
+			t.Fatalf("segment %d: exit %d, stderr %q", i, o.code, o.errOut)
+		}
+		if !strings.Contains(o.out, "number of clients: 2\n") {
+			t.Errorf("segment %d: report\n%s", i, o.out)
+		}
+		logs, _ := filepath.Glob(filepath.Join(root, "log"+strconv.Itoa(i)+".*"))
+		clients := map[string]bool{}
+		for _, f := range logs {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				if l != "" {
+					clients[strings.Fields(l)[0]] = true
+					lines++
+				}
+			}
+		}
+		want := map[string]bool{strconv.Itoa(2 * i): true, strconv.Itoa(2*i + 1): true}
+		if !maps.Equal(clients, want) {
+			t.Errorf("segment %d logged clients %v, want %v (the whole load's ids)", i, clients, want)
+		}
+		run, err := results.Load(filepath.Join(root, "run"+strconv.Itoa(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := run.Segment; s == nil || s.Index != i || s.Count != 2 || s.Clients != 4 || s.Rate != 200 || s.StartAt.Format(time.RFC3339Nano) != at {
+			t.Errorf("segment %d: run.json's segment %+v", i, s)
+		}
+		if (run.Server != nil) != (i == 0) {
+			t.Errorf("segment %d: server information %v; only segment 0 collects", i, run.Server != nil)
+		}
+	}
+	// 200 tx/s for 2 s, Poisson: 400 ± 20 (sd); the two halves together.
+	if lines < 320 || lines > 480 {
+		t.Errorf("the segments logged %d transactions together, want ~400", lines)
 	}
 }

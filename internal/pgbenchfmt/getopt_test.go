@@ -149,7 +149,7 @@ func TestLongOptionTable(t *testing.T) {
 			t.Errorf("-%c has no long option", c)
 		}
 	}
-	if len(longOptions) != 49 {
-		t.Errorf("%d long options, want pgbench 18's 44 plus --continue-on-error, --percentiles, --run-dir, --metrics-addr and --metrics-allow-remote", len(longOptions))
+	if len(longOptions) != 51 {
+		t.Errorf("%d long options, want pgbench 18's 44 plus --continue-on-error, --percentiles, --run-dir, --metrics-addr, --metrics-allow-remote, --segment and --start-at", len(longOptions))
 	}
 }

@@ -100,6 +100,9 @@ pgtrial additions (pgbench's output is unchanged):
   --run-dir=DIR            also write a pgtrial run directory to DIR
   --metrics-addr=ADDR      serve live metrics at http://ADDR/metrics (loopback)
   --metrics-allow-remote   let --metrics-addr listen beyond loopback
+  --segment=I/N            run segment I (from 0) of N generators sharing one
+                           schedule of -c, -j and -R (-j a multiple of N)
+  --start-at=TIME          with --segment: the instant (RFC 3339) all begin
 
 Common options:
   --debug                  print debugging output

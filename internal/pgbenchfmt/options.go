@@ -128,6 +128,11 @@ type Options struct {
 	// MetricsAllowRemote --metrics-allow-remote: also beyond loopback.
 	MetricsAddr        string
 	MetricsAllowRemote bool
+	// Segment is --segment i/n: run segment i of n generators that
+	// together make the one schedule of -c, -j and -R (as `pgtrial run
+	// --segment`); StartAt is --start-at, the instant (RFC 3339) they all
+	// begin. Both are checked by the command, not here.
+	Segment, StartAt string
 
 	// Seed is the base random seed: --random-seed, else PGBENCH_RANDOM_SEED, else the
 	// clock (then Seed.Explicit is false).
@@ -158,6 +163,8 @@ const (
 	optRunDir
 	optMetricsAddr
 	optMetricsAllowRemote
+	optSegment
+	optStartAt
 )
 
 // optFirstAddition is the code of pgtrial's first addition to pgbench's
@@ -221,6 +228,8 @@ var longOptions = []longOption{
 	{"run-dir", requiredArgument, optRunDir},
 	{"metrics-addr", requiredArgument, optMetricsAddr},
 	{"metrics-allow-remote", noArgument, optMetricsAllowRemote},
+	{"segment", requiredArgument, optSegment},
+	{"start-at", requiredArgument, optStartAt},
 }
 
 // parser is the state of one Parse: pgbench's main() locals.
@@ -543,6 +552,12 @@ func (p *parser) option(ev getoptEvent) error {
 	case optMetricsAllowRemote:
 		p.benchOption = true
 		o.MetricsAllowRemote = true
+	case optSegment:
+		p.benchOption = true
+		o.Segment = ev.arg
+	case optStartAt:
+		p.benchOption = true
+		o.StartAt = ev.arg
 	default:
 		panic(fmt.Sprintf("pgbenchfmt: option code %d has no handler", ev.code))
 	}

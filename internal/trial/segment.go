@@ -106,8 +106,6 @@ func (c *Config) checkSegment() error {
 	switch {
 	case len(c.Scenarios) > 0:
 		return errors.New("--segment with concurrent scenarios is not supported yet: run each scenario's segments apart")
-	case c.Pgbench != nil:
-		return errors.New("trial: a segment of the pgbench front end is not supported yet")
 	case c.Clients != s.SegClients || c.Threads != s.SegThreads || c.Rate != s.SegRate():
 		return fmt.Errorf("trial: segment %d/%d: the run has %d clients, %d threads and rate %g; the segment's are %d, %d and %g",
 			s.Index, s.Count, c.Clients, c.Threads, c.Rate, s.SegClients, s.SegThreads, s.SegRate())
