@@ -3,8 +3,8 @@ package loader
 import (
 	"bytes"
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"os"
 	osexec "os/exec"
 	"strings"
