@@ -3,8 +3,10 @@ package merge
 import (
 	"errors"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -206,6 +208,20 @@ func hdrMs(v int64) float64 {
 
 func TestMergeExact(t *testing.T) {
 	dirs, ws := writeSegs(t, 4, nil)
+	// A collector's file in every segment, a txlog in every segment.
+	for i, d := range dirs {
+		for name, text := range map[string]string{results.OSFile: "time,elapsed_s\n", results.WaitsFile: "time,elapsed_s\n"} {
+			if err := os.WriteFile(filepath.Join(d, name), []byte(text+strconv.Itoa(i)+"\n"), results.FileMode); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := results.MakeDirs("txlog", filepath.Join(d, "txlog")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "txlog", "pgtrial_log.123"), []byte(strconv.Itoa(i)+" 0 100 0 1 2\n"), results.FileMode); err != nil {
+			t.Fatal(err)
+		}
+	}
 	out := filepath.Join(t.TempDir(), "merged")
 	// In another order than their indexes: the merge sorts them.
 	run, err := Dirs([]string{dirs[2], dirs[0], dirs[3], dirs[1]}, out)
@@ -324,6 +340,22 @@ func TestMergeExact(t *testing.T) {
 	if len(run.Checks) == 0 {
 		t.Error("no checklist")
 	}
+	// Segment 0's collector files; the others' os.csv apart; every txlog.
+	for name, want := range map[string]string{results.WaitsFile: "0", results.OSFile: "0", "segments/001/os.csv": "1", "segments/003/os.csv": "3",
+		"txlog/seg000.pgtrial_log.123": "0", "txlog/seg002.pgtrial_log.123": "2"} {
+		data, err := os.ReadFile(filepath.Join(out, name))
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+		if err != nil || strings.Fields(lines[len(lines)-1])[0] != want {
+			t.Errorf("%s: %q %v, want segment %s's", name, data, err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "segments", "000")); err == nil {
+		t.Error("segment 0's os.csv is the merged run's, not in segments/000")
+	}
+	if got := run.Merge.Segments[1].OSFile; got != filepath.Join("segments", "001", "os.csv") {
+		t.Errorf("merge.segments[1].os_file = %q", got)
+	}
+
 	// The merged directory is itself refused as a segment.
 	_, err = Dirs([]string{out}, filepath.Join(t.TempDir(), "again"))
 	wantRefusal(t, err, "is a merged run")
