@@ -107,6 +107,10 @@ type Run struct {
 	// shared (--segment i/n); Model is then the segment's own load. nil: the
 	// run was the whole load.
 	Segment *Segment `json:"segment,omitempty"`
+	// Merge says the run was merged by `pgtrial merge` from the run
+	// directories of the segments of one load (merge.go); Model is then the
+	// whole load's. nil: the run was measured as it is.
+	Merge *Merge `json:"merge,omitempty"`
 }
 
 // Segment is which part of the whole load a segment's run was: segment
@@ -180,6 +184,11 @@ type Workload struct {
 type ScriptWeight struct {
 	Name   string `json:"name"`
 	Weight int    `json:"weight"`
+	// SHA256 is the hex SHA-256 of the script's commands' texts, each
+	// followed by a newline (comments and blank lines left out), so that
+	// `pgtrial merge` can tell segments that ran different scripts under one
+	// name; absent in runs written before it was recorded.
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // Load models.

@@ -2,6 +2,8 @@ package trial
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -12,7 +14,24 @@ import (
 	"github.com/pgtrial/pgtrial/internal/pgsession"
 	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/results"
+	"github.com/pgtrial/pgtrial/internal/script"
 )
+
+// scriptDigest is run.json's sha256 of a script (results.ScriptWeight):
+// the hex SHA-256 of its commands' texts, each followed by "\n", so that
+// `pgtrial merge` refuses segments that ran different scripts under one
+// name.
+func scriptDigest(s *script.Script) string {
+	if s == nil {
+		return ""
+	}
+	h := sha256.New()
+	for _, c := range s.Commands {
+		h.Write([]byte(c.Text))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
 
 // Segment makes a run one of Count generators that together produce one
 // schedule (--segment i/n): the schedule of one generator with the whole

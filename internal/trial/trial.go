@@ -309,7 +309,7 @@ func Run(ctx context.Context, c *Config) (*Result, error) {
 	for i, s := range c.Scripts {
 		names[i], weights[i], programs[i] = s.Name, s.Weight, s.Parsed
 		ncmds[i] = len(s.Parsed.Commands)
-		wl.Scripts = append(wl.Scripts, results.ScriptWeight{Name: s.Name, Weight: s.Weight})
+		wl.Scripts = append(wl.Scripts, results.ScriptWeight{Name: s.Name, Weight: s.Weight, SHA256: scriptDigest(s.Parsed)})
 	}
 	if err := engine.CheckThink(programs, c.Rate); err != nil {
 		return nil, err
