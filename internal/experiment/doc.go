@@ -45,6 +45,8 @@
 //	  arrival: poisson           # open model: poisson or uniform (--arrival)
 //	  overload: queue            # open model: queue or drop (--overload)
 //	  latency_limit: 100ms       # -L
+//	  # segments: 2              # each run as 2 segments of its load (run --segment i/2) begun at
+//	                             # one instant and merged (pgtrial merge); threads a multiple of 2
 //
 //	protocol:
 //	  warmup: 2m                 # default 30s, before every run, excluded

@@ -629,10 +629,16 @@ func (r *runner) run(ctx context.Context, p runPlan) (*RunRecord, error) {
 		endInjections()
 		return injectionEvents(injected)
 	}
-	if r.env.OnRun != nil {
-		r.env.OnRun(tc)
+	var res *trial.Result
+	var err error
+	if n := segmentsOf(&s.Load); n > 1 {
+		res, err = r.runSegments(ctx, tc, n, name) // runner_segments.go
+	} else {
+		if r.env.OnRun != nil {
+			r.env.OnRun(tc)
+		}
+		res, err = trial.Run(ctx, tc)
 	}
-	res, err := trial.Run(ctx, tc)
 	endInjections()
 	rr := RunRecord{N: r.n, Variant: v.Name, Repeat: p.repeat, Phase: p.phase, Level: p.level,
 		Clients: p.clients, Rate: p.rate, Dir: rel, Seed: seed, Injected: injected}

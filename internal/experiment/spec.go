@@ -138,6 +138,11 @@ type LoadSpec struct {
 	Arrival      engine.Arrival
 	Overload     engine.Overload
 	LatencyLimit time.Duration // 0: none
+	// Segments runs each run as that many segments of its load
+	// (`run --segment i/n`), started at one instant in this process and
+	// merged into the run's directory (internal/merge), as that many
+	// generators would; 0 or 1: one generator.
+	Segments int
 }
 
 // Model names the load model of a spec.

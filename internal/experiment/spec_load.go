@@ -49,6 +49,11 @@ func loadSection() section[LoadSpec] {
 		{name: engine.FieldLatencyLimit, doc: "the latency limit (-L)", dec: func(d *decoder, l *LoadSpec, e entry, path string, _ *fields) {
 			l.LatencyLimit, _ = d.duration(e.val, path)
 		}},
+		{name: "segments", doc: "each run as n segments sharing its schedule (run --segment i/n), begun at one instant and merged (pgtrial merge); threads a multiple of n", dec: func(d *decoder, l *LoadSpec, e entry, path string, _ *fields) {
+			if v, ok := d.integer(e.val, path, 1, MaxSegments, fmt.Sprintf("1 to %d", MaxSegments)); ok {
+				l.Segments = int(v)
+			}
+		}},
 	}, check: func(d *decoder, l *LoadSpec, f *fields, path string) {
 		for _, err := range l.engineLoad().Validate() {
 			var fe *engine.FieldError
@@ -67,6 +72,10 @@ func loadSection() section[LoadSpec] {
 		}
 	}}
 }
+
+// MaxSegments bounds load.segments: the segments of a run are that many
+// loads in this process.
+const MaxSegments = 64
 
 // engineLoad is the load section as engine.Load (a ramp's levels and a
 // search's rates are the runs').

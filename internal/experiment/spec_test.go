@@ -240,7 +240,7 @@ func TestBadFiles(t *testing.T) {
 		{"key of another section", "load:\n  rate: 10\n  repeats: 5\n",
 			`x.yaml:3:3: load.repeats: unknown key "repeats" here: it belongs in protocol`},
 		{"unknown key without a near one", "load: {rate: 10, colour: red}\n",
-			`x.yaml:1:18: load.colour: unknown key "colour": expected "clients", "threads", "rate", "closed", "ramp", "arrival", "overload" or "latency_limit"`},
+			`x.yaml:1:18: load.colour: unknown key "colour": expected "clients", "threads", "rate", "closed", "ramp", "arrival", "overload", "latency_limit" or "segments"`},
 		{"wrong type", "load: {rate: 10, clients: many}\n",
 			`x.yaml:1:27: load.clients: expected a whole number (at least 1 client), got "many"`},
 		{"bare number duration", "load: {rate: 10}\nprotocol: {window: 90}\n",
@@ -345,6 +345,14 @@ func TestBadFiles(t *testing.T) {
 				"x.yaml:4:26: variants[0].settings.work_mem: no value: give the value to set (quote it for an empty string: \"\")\n" +
 				"x.yaml:4:28: variants[0].settings.1bad: \"1bad\" is not a setting name (letters, digits, '_', and '.' for an extension's settings)\n" +
 				"x.yaml:5:13: variants[0].setup[0]: empty: expected an SQL statement"},
+		{"segments that do not divide the threads", "load: {rate: 10, clients: 6, threads: 3, segments: 2}\n",
+			"x.yaml:1:42: load.segments: 2 segments need threads a multiple of 2 (load.threads is 3): each segment runs threads/2 of them"},
+		{"segments without threads", "load: {rate: 10, segments: 2}\n",
+			"x.yaml:1:18: load.segments: segments need load.threads (a multiple of 2): each segment runs threads/2 of them"},
+		{"segments out of range", "load: {rate: 10, threads: 2, segments: 100}\n",
+			"x.yaml:1:40: load.segments: 100 is out of range: 1 to 64"},
+		{"segments with tpcc", "workload: {builtin: tpcc}\nload: {rate: 10, threads: 2, segments: 2}\n",
+			"x.yaml:2:30: load.segments: segments with builtin tpcc are not supported: its NOPM is read by one generator"},
 		{"merge cycle", "load: &l {rate: 10, <<: *l}\n",
 			`x.yaml:1:7: load: a merge key (<<) refers to a mapping that contains it`},
 		{"variable names", "load: {rate: 10}\nworkload:\n  variables: {9x: 1, ok: [1]}\n",

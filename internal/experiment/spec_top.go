@@ -346,9 +346,29 @@ func (d *decoder) crossChecks(s *Spec) {
 	if key := d.marks["protocol.window"]; key != nil && rampKey != nil {
 		d.problem(key, "protocol.window", "a ramp measures each step for ramp.step_duration: give that instead of a window")
 	}
+	if key := d.marks["load.segments"]; key != nil && l.Segments > 1 {
+		d.checkSegments(s, key)
+	}
 	// Injections fit the measured window when it is known now.
 	if measured := s.Measured(s.Protocol.Window); measured > 0 {
 		d.checkInjections(s, measured)
+	}
+}
+
+// checkSegments reports what segments cannot run with: concurrent
+// scenarios, builtin tpcc's load (its figures are window queries of one
+// generator) and threads that do not divide among them.
+func (d *decoder) checkSegments(s *Spec, key *yaml.Node) {
+	n := s.Load.Segments
+	switch {
+	case d.marks["scenarios"] != nil:
+		d.problem(key, "load.segments", "segments with concurrent scenarios are not supported: give each scenario its own experiment")
+	case s.Workload.TPCCMode != "":
+		d.problem(key, "load.segments", "segments with builtin tpcc are not supported: its NOPM is read by one generator")
+	case s.Load.Threads > 0 && s.Load.Threads%n != 0:
+		d.problem(key, "load.segments", "%d segments need threads a multiple of %d (load.threads is %d): each segment runs threads/%d of them", n, n, s.Load.Threads, n)
+	case s.Load.Threads == 0:
+		d.problem(key, "load.segments", "segments need load.threads (a multiple of %d): each segment runs threads/%d of them", n, n)
 	}
 }
 

@@ -111,6 +111,7 @@ func Run(v *RunView) *Doc {
 	d.Add(TPCCBlocks(run.TPCC)...)      // tpcc.go
 	d.Add(YCSBBlocks(run)...)           // ycsb.go
 	d.Add(LogSourceBlocks(run.Logs)...) // logsource.go: pgtrial analyze's
+	d.Add(SegmentBlocks(run)...)        // segments.go: --segment's, pgtrial merge's
 	d.Add(EvidenceBlocks(run.Evidence, run.Collectors)...)
 	d.Add(RunFindingsBlocks(run.Findings)...)
 	if len(run.Checks) > 0 {

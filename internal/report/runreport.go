@@ -43,6 +43,7 @@ func RunReportWith(dir string, cfg *explain.Config) (*Doc, error) {
 	d.Add(r.header()...)
 	d.Add(r.summary()...)
 	d.Add(TPCCBlocks(run.TPCC)...) // tpcc.go
+	d.Add(SegmentBlocks(run)...)   // segments.go
 	d.Add(r.timelineFigure())
 	d.Add(r.spectrumFigure())
 	d.Add(r.statementBlocks()...)

@@ -152,7 +152,7 @@ func stopCollectors(ctx context.Context, c *collect.Collector, run *results.Run,
 
 // segmentNotCollected is why a segment other than 0 has no server evidence.
 func segmentNotCollected(s *results.Segment) string {
-	return fmt.Sprintf("not collected by segment %d of %d: segment 0 collects the server's evidence (pgtrial merge takes its files)", s.Index, s.Count)
+	return fmt.Sprintf("segment %d of %d: only segment 0 collects the server's evidence (pgtrial merge takes its files)", s.Index, s.Count)
 }
 
 // runChecks is the honesty checklist of the run (internal/checks) from what
