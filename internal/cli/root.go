@@ -100,6 +100,7 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newCaptureCommand(),
 		newRunsCommand(),
 		newAnalyzeCommand(info),
+		newK8sCommand(info),
 	)
 	completions(root)
 	return root

@@ -178,6 +178,13 @@ Exit status: 0 success; 1 bad input or setup; 2 the run was interrupted, clients
 aborted, or nothing committed.`
 
 func newRunCommand(info BuildInfo) *cobra.Command {
+	cmd, _ := newRunCommandOptions(info)
+	return cmd
+}
+
+// newRunCommandOptions is run's command and the options its flags fill
+// (k8s.go parses and checks run's flags with it, with run's messages).
+func newRunCommandOptions(info BuildInfo) (*cobra.Command, *runOptions) {
 	o := &runOptions{
 		clients:      4,
 		threads:      0, // auto: min(clients, CPUs)
@@ -245,7 +252,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	addExplainFlag(f, &o.explain, "the findings in run.json are computed with it")
 	addMetricsFlags(f, &o.metrics)
 	// -h stays help here: run has no -h/--host (use the URL).
-	return cmd
+	return cmd, o
 }
 
 // runTarget is what the setup connection learned.
