@@ -377,7 +377,8 @@ func runK8sPod(cmd *cobra.Command, o *k8sPodOptions, args []string, info BuildIn
 		return &exitError{code: exitRunFail, err: fmt.Errorf("segment %d/%d: no %s in %s to stream", i, n, results.RunFile, dir)}
 	}
 	if runErr != nil {
-		fmt.Fprintf(cmd.ErrOrStderr(), "pgtrial: error: %v\npgtrial: streaming what segment %d/%d recorded\n", runErr, i, n)
+		// The error itself is printed last, as the command's.
+		fmt.Fprintf(cmd.ErrOrStderr(), "pgtrial: the run of segment %d/%d failed; streaming what it recorded\n", i, n)
 	}
 	if err := k8s.StreamDir(cmd.OutOrStdout(), i, n, dir); err != nil {
 		return &exitError{code: exitRunFail, err: fmt.Errorf("stream the run directory %s: %w", dir, err)}

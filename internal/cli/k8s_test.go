@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pgtrial/pgtrial/internal/k8s"
+	"github.com/pgtrial/pgtrial/internal/pgtest"
+	"github.com/pgtrial/pgtrial/internal/results"
+)
+
+// TestK8sJob: the manifests carry the segment and one --start-at, run's
+// flags after "--", the Secret; no password from the environment or the
+// flags is in any output; run's refusals are run's.
+func TestK8sJob(t *testing.T) {
+	const envPw, flagPw = "envS3cretPw", "flagS3cretPw"
+	t.Setenv("PGPASSWORD", envPw)
+	t.Setenv("PGHOST", "envhost.example")
+	t.Setenv("PGUSER", "envuser")
+	out := filepath.Join(t.TempDir(), "job.yaml")
+	code, stdout, stderr := runCLI(t, "k8s", "job", "--segments", "4", "--image", "reg.example/pgtrial:v1",
+		"--secret", "pgtrial-db", "--with-secret-template", "--rate", "1000", "-c", "16", "-j", "8", "-rT", "2m",
+		"--warmup=30s", "-b", "select-only", "--env", "PGSSLMODE=require", "--start-in", "90s", "-o", out, "--cpu", "1")
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := string(b)
+	for _, want := range []string{
+		"completionMode: Indexed", "completions: 4", "parallelism: 4", "backoffLimit: 0",
+		"- $(JOB_COMPLETION_INDEX)/4", "- --start-at", "name: pgtrial-db", "kind: Secret",
+		"topologyKey: kubernetes.io/hostname", "cpu: \"1\"", "name: PGSSLMODE",
+		"- --\n            - --rate\n            - \"1000\"\n            - -c\n            - \"16\"\n            - -j\n            - \"8\"\n            - -rT\n            - 2m\n            - --warmup=30s\n",
+	} {
+		if !strings.Contains(yaml, want) {
+			t.Errorf("the manifests lack %q:\n%s", want, yaml)
+		}
+	}
+	if n := strings.Count(yaml, "--start-at"); n != 2 { // one in the header comment, one argument
+		t.Errorf("--start-at %d times", n)
+	}
+	for _, leak := range []string{envPw, "envhost.example", "envuser"} {
+		if strings.Contains(yaml+stdout+stderr, leak) {
+			t.Errorf("%q from the environment is in the output", leak)
+		}
+	}
+	if !strings.Contains(stderr, "kubectl apply -f "+out) {
+		t.Errorf("stderr %q", stderr)
+	}
+
+	base := []string{"k8s", "job", "--segments", "2", "--image", "img", "--rate", "100", "-c", "4", "-j", "2"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--url", "postgres://bench:" + flagPw + "@db/bench"}, "a password is in the run flags"},
+		{[]string{"host=db password=" + flagPw}, "a password is in the run flags"},
+		{[]string{"--secret", "s", "--env", "PGPASSWORD=" + flagPw}, "a password goes into the Secret"},
+		{[]string{"--secret", "s", "--bogus"}, "unknown flag: --bogus"},
+		{[]string{"--secret", "s", "-j", "3"}, "give -j a multiple of 2"},
+		{[]string{"--secret", "s", "-t", "100"}, "--segment needs -T"},
+		{[]string{"--secret", "s", "--segment", "0/2"}, "--segment is not for k8s job"},
+		{[]string{"--secret", "s", "-f", "x.sql"}, "cannot read this machine's files"},
+		{[]string{"--secret", "s", "--start-at", "2020-01-01T00:00:00Z"}, "ago"},
+		{nil, "the pods need a target"},
+		{[]string{"--secret", "s", "--closed"}, "--rate and --closed exclude each other"},
+	} {
+		code, stdout, stderr := runCLI(t, append(append([]string(nil), base...), tc.args...)...)
+		if code != exitBadInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tc.args, code, stderr, tc.want)
+		}
+		if strings.Contains(stdout+stderr, flagPw) || strings.Contains(stdout+stderr, envPw) {
+			t.Errorf("%v: a password in the output:\n%s%s", tc.args, stdout, stderr)
+		}
+	}
+	// run's own message for an unknown flag.
+	_, _, runErr := runCLI(t, "run", "--bogus")
+	if !strings.Contains(runErr, "unknown flag: --bogus") {
+		t.Errorf("run --bogus: %q", runErr)
+	}
+}
+
+// TestK8sPodCollect: two pods' runs against a real server (the index from
+// JOB_COMPLETION_INDEX for one), their streams in noisy kubectl logs, then
+// collect: the segments extracted as they were written, handed to the
+// merge.
+func TestK8sPodCollect(t *testing.T) {
+	url := pgtest.ConnString(t)
+	tmp := t.TempDir()
+	script := connTestScript(t, tmp)
+	resultsDir := filepath.Join(tmp, "results")
+	t.Setenv(k8s.IndexVar, "1")
+	var logs []string
+	for i, seg := range []string{"0/2", k8s.IndexRef + "/2"} {
+		startAt := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
+		code, stdout, stderr := runCLI(t, "k8s", "pod", "--segment", seg, "--start-at", startAt, "--results-dir", resultsDir,
+			"--", url, "-f", script, "--rate", "40", "-c", "2", "-j", "2", "-T", "1s", "--warmup", "0", "--no-report")
+		if code != exitOK {
+			t.Fatalf("pod %s: exit %d\n%s", seg, code, stderr)
+		}
+		if !strings.HasPrefix(stdout, k8s.Marker+"begin ") || !strings.Contains(stderr, "tps") {
+			t.Fatalf("pod %s: stdout is not the stream alone, or the summary is not on stderr:\nstdout %.300s\nstderr %s", seg, stdout, stderr)
+		}
+		// kubectl logs --prefix: the pod's stderr and stdout mixed.
+		var b strings.Builder
+		errLines := strings.Split(stderr, "\n")
+		for k, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+			if k < len(errLines) {
+				fmt.Fprintf(&b, "[pod/pgtrial-x-%d-abcde/pgtrial] %s\n", i, errLines[k])
+			}
+			fmt.Fprintf(&b, "[pod/pgtrial-x-%d-abcde/pgtrial] %s\n", i, l)
+		}
+		p := filepath.Join(tmp, fmt.Sprintf("pod%d.log", i))
+		if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		logs = append(logs, p)
+	}
+
+	var merged []string
+	defer func(m func([]string, string) (*results.Run, error)) { mergeDirs = m }(mergeDirs)
+	mergeDirs = func(dirs []string, out string) (*results.Run, error) {
+		merged = append(merged, dirs...)
+		return &results.Run{}, nil
+	}
+	out := filepath.Join(tmp, "merged")
+	code, _, stderr := runCLI(t, "k8s", "collect", "-o", out, logs[1], logs[0])
+	if code != exitOK {
+		t.Fatalf("collect: exit %d\n%s", code, stderr)
+	}
+	if len(merged) != 2 || merged[0] != filepath.Join(out, "segments", "000") || merged[1] != filepath.Join(out, "segments", "001") {
+		t.Fatalf("merged %v", merged)
+	}
+	for i, d := range merged {
+		src := filepath.Join(resultsDir, fmt.Sprintf("segment-%03d", i))
+		want, got := treeOf(t, src), treeOf(t, d)
+		if len(want) == 0 || len(got) != len(want) {
+			t.Errorf("segment %d: %d files, want %d", i, len(got), len(want))
+		}
+		for n, body := range want {
+			if got[n] != body {
+				t.Errorf("segment %d: %s differs", i, n)
+			}
+		}
+		r, err := results.Load(d)
+		if err != nil || r.Segment == nil || r.Segment.Index != i || r.Segment.Count != 2 {
+			t.Errorf("segment %d: run.json's segment %+v (%v)", i, r, err)
+		}
+	}
+
+	// The copy of a results PVC: taken as it is.
+	merged = nil
+	if code, _, stderr := runCLI(t, "k8s", "collect", "-o", filepath.Join(tmp, "merged2"), resultsDir); code != exitOK || len(merged) != 2 {
+		t.Errorf("collect of the run directories: exit %d, merged %v\n%s", code, merged, stderr)
+	}
+	// One log only: segment 0 is missing.
+	if code, _, stderr := runCLI(t, "k8s", "collect", "-o", filepath.Join(tmp, "merged3"), logs[1]); code != exitBadInput || !strings.Contains(stderr, "segments 0 of 2 are missing") {
+		t.Errorf("collect without segment 0: exit %d\n%s", code, stderr)
+	}
+	// The stub until the merge is wired says so.
+	mergeDirs = func(dirs []string, out string) (*results.Run, error) { return nil, fmt.Errorf("merge not built yet: %v", dirs) }
+	if code, _, stderr := runCLI(t, append([]string{"k8s", "collect", "-o", filepath.Join(tmp, "merged4")}, logs...)...); code == exitOK || !strings.Contains(stderr, "merge not built yet") {
+		t.Errorf("collect with the stub: exit %d\n%s", code, stderr)
+	}
+}
+
+func treeOf(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	got := map[string]string{}
+	err := filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		got[rel] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
