@@ -165,7 +165,9 @@ func TestK8sPodCollect(t *testing.T) {
 		t.Errorf("collect without segment 0: exit %d\n%s", code, stderr)
 	}
 	// The stub until the merge is wired says so.
-	mergeDirs = func(dirs []string, out string) (*results.Run, error) { return nil, fmt.Errorf("merge not built yet: %v", dirs) }
+	mergeDirs = func(dirs []string, out string) (*results.Run, error) {
+		return nil, fmt.Errorf("merge not built yet: %v", dirs)
+	}
 	if code, _, stderr := runCLI(t, append([]string{"k8s", "collect", "-o", filepath.Join(tmp, "merged4")}, logs...)...); code == exitOK || !strings.Contains(stderr, "merge not built yet") {
 		t.Errorf("collect with the stub: exit %d\n%s", code, stderr)
 	}

@@ -69,11 +69,11 @@ func runFiles(seg int) map[string]string {
 		noise[i] = byte(rnd.Uint32())
 	}
 	return map[string]string{
-		"run.json":           fmt.Sprintf(`{"segment":{"index":%d}}`, seg),
-		"timeline.csv":       "elapsed_s,tps\n1,100\n",
-		"latency.hlog":       string(noise),
+		"run.json":            fmt.Sprintf(`{"segment":{"index":%d}}`, seg),
+		"timeline.csv":        "elapsed_s,tps\n1,100\n",
+		"latency.hlog":        string(noise),
 		"txlog/pgtrial_log.1": "0 1 2\n",
-		"empty":              "",
+		"empty":               "",
 	}
 }
 
