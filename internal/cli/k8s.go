@@ -165,14 +165,18 @@ func runK8sJob(cmd *cobra.Command, o *k8sJobOptions, args []string, info BuildIn
 			}
 		}
 	}
-	plan, err := planRun(ro, rf.Changed)
-	if err != nil {
-		return err
-	}
 	j := &o.job
 	switch {
 	case j.Segments < 1:
 		return errors.New("--segments N is needed: the pods, each a segment of the load")
+	case j.Image == "":
+		return errors.New("--image IMAGE is needed: an image with pgtrial as its entrypoint (the repository's Dockerfile)")
+	}
+	plan, err := planRun(ro, rf.Changed)
+	if err != nil {
+		return err
+	}
+	switch {
 	case o.noLogResults && j.ResultsPVC == "":
 		return errors.New("--no-log-results needs --results-pvc: the results must go somewhere")
 	case o.withSecretTmpl && j.Secret == "":
