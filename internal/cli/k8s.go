@@ -65,7 +65,8 @@ type k8sJobOptions struct {
 const k8sJobLong = `job writes the manifests of a Kubernetes Indexed Job that runs one load of pgtrial run
 in --segments pods: pod i runs "pgtrial run --segment i/n --start-at T" with the run
 flags given here (everything that is not one of job's own flags is run's, checked as
-run checks it: -j must be a multiple of n, -T not -t, no --scenario).
+run checks it: -j must be a multiple of n, -T not -t, no --scenario). The -f script
+files go into a ConfigMap NAME-scripts, which the pods mount at /scripts.
 
 Every segment starts its warm-up at one instant T: --start-at, or now + --start-in
 (default 2m, for the image pulls). Apply the Job before T. A pod that starts after T
@@ -158,13 +159,6 @@ func runK8sJob(cmd *cobra.Command, o *k8sJobOptions, args []string, info BuildIn
 			return errors.New("a password is in the run flags (--url or the argument): never in the manifest; put PGPASSWORD in the Secret (--secret NAME; kubectl create secret generic NAME --from-literal=PGPASSWORD=…) and give the URL without it")
 		}
 	}
-	if len(ro.scripts) > 0 {
-		for _, s := range ro.scripts {
-			if !s.builtin {
-				return fmt.Errorf("-f %s: the pods cannot read this machine's files; build an image with the script (FROM the pgtrial image, COPY it) or use a built-in script (-b)", s.arg)
-			}
-		}
-	}
 	j := &o.job
 	switch {
 	case j.Segments < 1:
@@ -220,7 +214,22 @@ func runK8sJob(cmd *cobra.Command, o *k8sJobOptions, args []string, info BuildIn
 	}
 	j.Length = ro.warmup.d + ro.duration.d
 	j.SecretTemplate = o.withSecretTmpl
-	j.RunArgs = runArgs
+	// The -f files go into a ConfigMap; the pods read them from it.
+	if j.RunArgs, err = mapFlagValues(runArgs, rf, "file", func(v string) (string, error) {
+		path, weight := v, ""
+		if i := strings.LastIndexByte(v, '@'); i >= 0 {
+			path, weight = v[:i], v[i:]
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("read script: %w", err)
+		}
+		key := fmt.Sprintf("%d-%s", len(j.Scripts)+1, configKeyOf(filepath.Base(path)))
+		j.Scripts = append(j.Scripts, [2]string{key, string(data)})
+		return k8s.ScriptsDir + "/" + key + weight, nil
+	}); err != nil {
+		return err
+	}
 	if j.ResultsPVC != "" {
 		j.PodFlags = append(j.PodFlags, "--results-dir", k8s.ResultsDir+"/"+j.Name)
 	}
@@ -313,6 +322,87 @@ func splitFlags(args []string, own, rest *pflag.FlagSet) (ownArgs, restArgs []st
 		}
 	}
 	return ownArgs, restArgs, help
+}
+
+// configKeyOf is name with what a ConfigMap key cannot hold as '_'.
+func configKeyOf(name string) string {
+	key := strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, name)
+	return key[:min(len(key), 200)]
+}
+
+// mapFlagValues is args (a command line of fs's flags) with every value of
+// the flag name replaced by fn's: --name V, --name=V, -x V, -xV and -abxV
+// after boolean shorthands, as pflag reads them. After "--" nothing is a
+// flag.
+func mapFlagValues(args []string, fs *pflag.FlagSet, name string, fn func(string) (string, error)) ([]string, error) {
+	out := append([]string(nil), args...)
+	for i := 0; i < len(out); i++ {
+		a := out[i]
+		switch {
+		case a == "--":
+			return out, nil
+		case strings.HasPrefix(a, "--"):
+			n, v, hasValue := strings.Cut(a[2:], "=")
+			f := fs.Lookup(n)
+			if f == nil || f.NoOptDefVal != "" {
+				continue
+			}
+			if !hasValue {
+				if i++; i >= len(out) {
+					return out, nil
+				}
+				v = out[i]
+			}
+			if f.Name != name {
+				continue
+			}
+			nv, err := fn(v)
+			if err != nil {
+				return nil, err
+			}
+			if hasValue {
+				out[i] = "--" + n + "=" + nv
+			} else {
+				out[i] = nv
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			for k := 1; k < len(a); k++ {
+				f := fs.ShorthandLookup(a[k : k+1])
+				if f == nil {
+					break
+				}
+				if f.NoOptDefVal != "" {
+					continue
+				}
+				if k < len(a)-1 { // -xVALUE
+					if f.Name == name {
+						nv, err := fn(a[k+1:])
+						if err != nil {
+							return nil, err
+						}
+						out[i] = a[:k+1] + nv
+					}
+				} else if i+1 < len(out) {
+					i++
+					if f.Name == name {
+						nv, err := fn(out[i])
+						if err != nil {
+							return nil, err
+						}
+						out[i] = nv
+					}
+				}
+				break
+			}
+		}
+	}
+	return out, nil
 }
 
 // k8sPodOptions are `pgtrial k8s pod`'s flags.

@@ -67,7 +67,7 @@ func TestK8sJob(t *testing.T) {
 		{[]string{"--secret", "s", "-j", "3"}, "give -j a multiple of 2"},
 		{[]string{"--secret", "s", "-t", "100"}, "--segment needs -T"},
 		{[]string{"--secret", "s", "--segment", "0/2"}, "--segment is not for k8s job"},
-		{[]string{"--secret", "s", "-f", "x.sql"}, "cannot read this machine's files"},
+		{[]string{"--secret", "s", "-f", "no-such.sql"}, "read script"},
 		{[]string{"--secret", "s", "--start-at", "2020-01-01T00:00:00Z"}, "ago"},
 		{nil, "the pods need a target"},
 		{[]string{"--secret", "s", "--closed"}, "--rate and --closed exclude each other"},
@@ -79,6 +79,13 @@ func TestK8sJob(t *testing.T) {
 		if strings.Contains(stdout+stderr, flagPw) || strings.Contains(stdout+stderr, envPw) {
 			t.Errorf("%v: a password in the output:\n%s%s", tc.args, stdout, stderr)
 		}
+	}
+	// -f files: into the ConfigMap, the pods' args name them there.
+	script := connTestScript(t, t.TempDir())
+	code, stdout, stderr = runCLI(t, append(append([]string(nil), base...), "--secret", "s", "-f", script+"@2", "--file="+script)...)
+	if code != exitOK || !strings.Contains(stdout, "kind: ConfigMap") || !strings.Contains(stdout, "1-s.sql: |\n    SELECT 1;") ||
+		!strings.Contains(stdout, "- /scripts/1-s.sql@2\n") || !strings.Contains(stdout, "- --file=/scripts/2-s.sql\n") || strings.Contains(stdout, script) {
+		t.Errorf("-f: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// run's own message for an unknown flag.
 	_, _, runErr := runCLI(t, "run", "--bogus")

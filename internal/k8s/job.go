@@ -72,7 +72,20 @@ type Job struct {
 	ServiceAcct   string      // "": the namespace's default
 	// SecretTemplate also writes an example Secret (placeholders only).
 	SecretTemplate bool
+	// Scripts are the -f files of the run (key → content): a ConfigMap
+	// Name-scripts mounted at ScriptsDir, RunArgs naming ScriptsDir/key.
+	Scripts [][2]string
 }
+
+// ScriptsDir is where the pods see the ConfigMap of the -f scripts.
+const ScriptsDir = "/scripts"
+
+// MaxScripts is the bytes of -f scripts a Job takes: a ConfigMap holds at
+// most 1 MiB, with its metadata.
+const MaxScripts = 900 << 10
+
+// ScriptsName is the ConfigMap of the Job's -f scripts.
+func (j *Job) ScriptsName() string { return j.Name + "-scripts" }
 
 // DeadlineSlack is added to the run's length in activeDeadlineSeconds: the
 // connections before StartAt are within StartIn, this covers the end's
@@ -105,6 +118,16 @@ func (j *Job) Check() error {
 			return fmt.Errorf("%s %q: give a Kubernetes quantity such as 2, 500m, 1Gi or 512Mi", q[0], q[1])
 		}
 	}
+	size := 0
+	for _, sc := range j.Scripts {
+		size += len(sc[0]) + len(sc[1])
+		if !configKey.MatchString(sc[0]) {
+			return fmt.Errorf("the script key %q is not a ConfigMap key", sc[0])
+		}
+	}
+	if size > MaxScripts {
+		return fmt.Errorf("the -f scripts have %d bytes; a ConfigMap holds at most %d: build an image with them instead", size, MaxScripts)
+	}
 	for _, e := range j.Env {
 		if !envName.MatchString(e[0]) {
 			return fmt.Errorf("--env %s: %q is not an environment variable name", e[0]+"="+e[1], e[0])
@@ -119,6 +142,8 @@ func (j *Job) Check() error {
 var (
 	quantity = regexp.MustCompile(`^([0-9]+(\.[0-9]+)?)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$`)
 	envName  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	// configKey is a ConfigMap key (also a file name in its volume).
+	configKey = regexp.MustCompile(`^[-._a-zA-Z0-9]{1,253}$`)
 )
 
 func dnsSubdomain(s string) bool {
@@ -161,6 +186,13 @@ func (j *Job) Write(w io.Writer, now time.Time) error {
 		}
 		b.WriteString("---\n")
 	}
+	if len(j.Scripts) > 0 {
+		fmt.Fprintf(&b, "# The -f scripts of the run, mounted at %s in the pods.\n", ScriptsDir)
+		if err := encode(&b, j.configMap()); err != nil {
+			return err
+		}
+		b.WriteString("---\n")
+	}
 	fmt.Fprintf(&b, "# pgtrial k8s job, generated %s: %d segments of one load (pgtrial run --segment i/%d),\n"+
 		"# every segment starting its warm-up at %s (--start-at).\n"+
 		"# Apply it before then: a pod whose container starts after that instant refuses to run\n"+
@@ -193,6 +225,12 @@ type (
 		Name      string            `yaml:"name,omitempty"`
 		Namespace string            `yaml:"namespace,omitempty"`
 		Labels    map[string]string `yaml:"labels,omitempty"`
+	}
+	configMap struct {
+		APIVersion string            `yaml:"apiVersion"`
+		Kind       string            `yaml:"kind"`
+		Metadata   meta              `yaml:"metadata"`
+		Data       map[string]string `yaml:"data"`
 	}
 	secret struct {
 		APIVersion string            `yaml:"apiVersion"`
@@ -292,11 +330,13 @@ type (
 	volumeMount struct {
 		Name      string `yaml:"name"`
 		MountPath string `yaml:"mountPath"`
+		ReadOnly  bool   `yaml:"readOnly,omitempty"`
 	}
 	volumeSource struct {
 		Name                  string     `yaml:"name"`
 		EmptyDir              *emptyDir  `yaml:"emptyDir,omitempty"`
 		PersistentVolumeClaim *claimName `yaml:"persistentVolumeClaim,omitempty"`
+		ConfigMap             *nameRef   `yaml:"configMap,omitempty"`
 	}
 	emptyDir struct {
 		SizeLimit string `yaml:"sizeLimit,omitempty"`
@@ -312,6 +352,15 @@ const nonRootUID = 65532
 
 func (j *Job) labels() map[string]string {
 	return map[string]string{NameLabel: AppName, InstanceLabel: j.Name, ComponentLabel: "load-generator"}
+}
+
+func (j *Job) configMap() configMap {
+	data := map[string]string{}
+	for _, sc := range j.Scripts {
+		data[sc[0]] = sc[1]
+	}
+	return configMap{APIVersion: "v1", Kind: "ConfigMap", Data: data,
+		Metadata: meta{Name: j.ScriptsName(), Namespace: j.Namespace, Labels: j.labels()}}
 }
 
 func (j *Job) secret() secret {
@@ -352,6 +401,11 @@ func (j *Job) job(now time.Time) job {
 	if j.ResultsPVC != "" {
 		results = volumeSource{Name: "results", PersistentVolumeClaim: &claimName{ClaimName: j.ResultsPVC}}
 	}
+	volumes := []volumeSource{results, {Name: "tmp", EmptyDir: &emptyDir{}}}
+	if len(j.Scripts) > 0 {
+		c.VolumeMounts = append(c.VolumeMounts, volumeMount{Name: "scripts", MountPath: ScriptsDir, ReadOnly: true})
+		volumes = append(volumes, volumeSource{Name: "scripts", ConfigMap: &nameRef{Name: j.ScriptsName()}})
+	}
 	term := podAffinityTerm{LabelSelector: labelSelector{MatchLabels: map[string]string{InstanceLabel: j.Name}}, TopologyKey: "kubernetes.io/hostname"}
 	var anti antiAffinity
 	if j.RequireSpread {
@@ -378,7 +432,7 @@ func (j *Job) job(now time.Time) job {
 						SeccompProfile: seccompTy{Type: "RuntimeDefault"}},
 					Affinity:   affinity{PodAntiAffinity: anti},
 					Containers: []container{c},
-					Volumes:    []volumeSource{results, {Name: "tmp", EmptyDir: &emptyDir{}}},
+					Volumes:    volumes,
 				},
 			},
 		},

@@ -49,13 +49,15 @@ func TestJobStrict(t *testing.T) {
 		j.SecretTemplate = required
 		if required {
 			j.ResultsPVC = "pgtrial-results"
+			j.Scripts = [][2]string{{"1-mix.sql", "\\set aid random(1, 100000)\nSELECT 1;\n"}}
+			j.RunArgs = append(j.RunArgs, "-f", ScriptsDir+"/1-mix.sql@2")
 		}
 		var b strings.Builder
 		if err := j.Write(&b, now); err != nil {
 			t.Fatal(err)
 		}
 		docs := Docs(t, b.String())
-		if want := map[bool]int{false: 1, true: 2}[required]; len(docs) != want {
+		if want := map[bool]int{false: 1, true: 3}[required]; len(docs) != want {
 			t.Fatalf("%d documents, want %d:\n%s", len(docs), want, b.String())
 		}
 		if required {
@@ -65,6 +67,13 @@ func TestJobStrict(t *testing.T) {
 			}
 			if sec.Kind != "Secret" || sec.Name != "pgtrial-db" || !strings.HasPrefix(sec.StringData["PGPASSWORD"], "REPLACE-") {
 				t.Errorf("the Secret template: %+v", sec)
+			}
+			var cm corev1.ConfigMap
+			if err := yaml.UnmarshalStrict([]byte(docs[1]), &cm); err != nil {
+				t.Fatalf("the ConfigMap: %v\n%s", err, docs[1])
+			}
+			if cm.Kind != "ConfigMap" || cm.Name != "pgtrial-a-scripts" || cm.Data["1-mix.sql"] != j.Scripts[0][1] {
+				t.Errorf("the ConfigMap: %+v", cm)
 			}
 		}
 		var job batchv1.Job
@@ -96,7 +105,7 @@ func TestJobStrict(t *testing.T) {
 		if want := "k8s pod --segment $(JOB_COMPLETION_INDEX)/4 --start-at 2026-12-04T10:02:00Z "; !strings.HasPrefix(args, want) {
 			t.Errorf("args %q, want the prefix %q", args, want)
 		}
-		if strings.Count(args, "--start-at") != 1 || !strings.HasSuffix(args, "-- --rate 1000 -c 16 -j 4 -T 60s") {
+		if strings.Count(args, "--start-at") != 1 || !strings.Contains(args, "-- --rate 1000 -c 16 -j 4 -T 60s") {
 			t.Errorf("args %q: one --start-at, the run flags last", args)
 		}
 		if len(c.EnvFrom) != 1 || c.EnvFrom[0].SecretRef == nil || c.EnvFrom[0].SecretRef.Name != "pgtrial-db" {
@@ -121,6 +130,9 @@ func TestJobStrict(t *testing.T) {
 		vols := map[string]corev1.Volume{}
 		for _, v := range p.Volumes {
 			vols[v.Name] = v
+		}
+		if sv := vols[mounts[ScriptsDir]]; required && (sv.ConfigMap == nil || sv.ConfigMap.Name != "pgtrial-a-scripts") || !required && mounts[ScriptsDir] != "" {
+			t.Errorf("the scripts' volume %+v", sv)
 		}
 		res := vols[mounts[ResultsDir]]
 		if required && (res.PersistentVolumeClaim == nil || res.PersistentVolumeClaim.ClaimName != "pgtrial-results") ||
