@@ -166,6 +166,9 @@ func runK8sJob(cmd *cobra.Command, o *k8sJobOptions, args []string, info BuildIn
 	case j.Image == "":
 		return errors.New("--image IMAGE is needed: an image with pgtrial as its entrypoint (the repository's Dockerfile)")
 	}
+	if ro.threads < 1 {
+		return fmt.Errorf("give -j explicitly, a multiple of --segments %d: its default, min(clients, CPUs), would be each pod's own CPU count, and the segments must cut one load's threads", j.Segments)
+	}
 	plan, err := planRun(ro, rf.Changed)
 	if err != nil {
 		return err

@@ -70,6 +70,7 @@ func TestK8sJob(t *testing.T) {
 		{[]string{"--secret", "s", "-f", "no-such.sql"}, "read script"},
 		{[]string{"--secret", "s", "--start-at", "2020-01-01T00:00:00Z"}, "ago"},
 		{nil, "the pods need a target"},
+		{[]string{"--secret", "s", "-j", "0"}, "give -j explicitly"},
 		{[]string{"--secret", "s", "--closed"}, "--rate and --closed exclude each other"},
 	} {
 		code, stdout, stderr := runCLI(t, append(append([]string(nil), base...), tc.args...)...)
@@ -196,4 +197,28 @@ func treeOf(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return got
+}
+
+// TestK8sSplitFlags: job's own flags apart from run's, as pflag reads
+// them (values after the flag or with =, shorthand clusters, "--").
+func TestK8sSplitFlags(t *testing.T) {
+	job := newK8sJobCommand(BuildInfo{})
+	runCmd, _ := newRunCommandOptions(BuildInfo{})
+	for _, tc := range []struct {
+		args      []string
+		own, rest string
+		help      bool
+	}{
+		{[]string{"--segments", "4", "--rate", "10", "-o", "f.yaml", "-c8", "-rT", "1m", "--image=x", "URL"},
+			"--segments 4 -o f.yaml --image=x", "--rate 10 -c8 -rT 1m URL", false},
+		{[]string{"-ofile", "--start-at", "T", "--closed", "-b", "select-only", "--", "-o", "--segments"},
+			"-ofile --start-at T", "--closed -b select-only -- -o --segments", false},
+		{[]string{"--require-spread", "--quiet", "-D", "x=1", "--env", "A=b", "-h"},
+			"--require-spread --env A=b", "--quiet -D x=1", true},
+	} {
+		own, rest, help := splitFlags(tc.args, job.Flags(), runCmd.Flags())
+		if strings.Join(own, " ") != tc.own || strings.Join(rest, " ") != tc.rest || help != tc.help {
+			t.Errorf("%q: own %q rest %q help %v, want %q, %q, %v", tc.args, own, rest, help, tc.own, tc.rest, tc.help)
+		}
+	}
 }

@@ -299,3 +299,32 @@ func TestStreamFormat(t *testing.T) {
 		t.Errorf("end line %q, want %q", lines[2], want)
 	}
 }
+
+// FuzzReader: any log is read without a panic; what is accepted extracts
+// or fails with an error.
+func FuzzReader(f *testing.F) {
+	src := f.TempDir()
+	if err := os.WriteFile(filepath.Join(src, "run.json"), []byte("{}"), 0o600); err != nil {
+		f.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := StreamDir(&b, 0, 1, src); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.String())
+	f.Add("pgtrial-results begin 0/1 tar.gz+base64\npgtrial-results data 0/1 1 AAAA\npgtrial-results end 0/1 lines=1 bytes=3 sha256=" + strings.Repeat("0", 64) + "\n")
+	f.Add("x pgtrial-results data 5/2 1\npgtrial-results end 0/1 lines=-1")
+	f.Fuzz(func(t *testing.T, log string) {
+		r := NewReader()
+		if r.Read("fuzz", strings.NewReader(log)) != nil {
+			return
+		}
+		segs, err := r.Segments()
+		if err != nil {
+			return
+		}
+		for _, s := range segs {
+			_ = Extract(s, filepath.Join(t.TempDir(), "out"))
+		}
+	})
+}
