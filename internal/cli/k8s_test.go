@@ -4,12 +4,17 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
+	sigsyaml "sigs.k8s.io/yaml"
+
 	"github.com/pgtrial/pgtrial/internal/k8s"
-	"github.com/pgtrial/pgtrial/internal/pgtest"
+	"github.com/pgtrial/pgtrial/internal/pgtest/pgbenchdb"
 	"github.com/pgtrial/pgtrial/internal/results"
 )
 
@@ -95,41 +100,69 @@ func TestK8sJob(t *testing.T) {
 	}
 }
 
-// TestK8sPodCollect: two pods' runs against a real server (the index from
-// JOB_COMPLETION_INDEX for one), their streams in noisy kubectl logs, then
-// collect: the segments extracted as they were written, handed to the
-// merge.
+// TestK8sPodCollect, end to end but for Kubernetes: the manifest's pod
+// arguments, as the kubelet expands them, run as two concurrent pods
+// against a real server with the one --start-at; their streams in noisy
+// kubectl logs, then collect: the segments extracted as they were
+// written, handed to the merge.
 func TestK8sPodCollect(t *testing.T) {
-	url := pgtest.ConnString(t)
+	url, _ := pgbenchdb.Scale1(t)
 	tmp := t.TempDir()
-	script := connTestScript(t, tmp)
 	resultsDir := filepath.Join(tmp, "results")
-	t.Setenv(k8s.IndexVar, "1")
-	var logs []string
-	for i, seg := range []string{"0/2", k8s.IndexRef + "/2"} {
-		startAt := time.Now().Add(1500 * time.Millisecond).UTC().Format(time.RFC3339Nano)
-		code, stdout, stderr := runCLI(t, "k8s", "pod", "--segment", seg, "--start-at", startAt, "--results-dir", resultsDir,
-			"--", url, "-f", script, "--rate", "40", "-c", "2", "-j", "2", "-T", "1s", "--warmup", "0", "--no-report")
-		if code != exitOK {
-			t.Fatalf("pod %s: exit %d\n%s", seg, code, stderr)
+	startAt := time.Now().Add(3 * time.Second).UTC().Truncate(time.Second).Add(time.Second).Format(time.RFC3339)
+	code, manifest, stderr := runCLI(t, "k8s", "job", "--segments", "2", "--image", "img", "--start-at", startAt, url,
+		"-b", "select-only", "--rate", "40", "-c", "2", "-j", "2", "-T", "1s", "--warmup", "0", "--no-report")
+	if code != exitOK {
+		t.Fatalf("k8s job: exit %d\n%s", code, stderr)
+	}
+	var job batchv1.Job
+	if err := sigsyaml.UnmarshalStrict([]byte(manifest[strings.Index(manifest, "apiVersion"):]), &job); err != nil {
+		t.Fatal(err)
+	}
+	podArgs := job.Spec.Template.Spec.Containers[0].Args
+	type pod struct {
+		code           int
+		stdout, stderr string
+	}
+	pods := make([]pod, 2)
+	var wg sync.WaitGroup
+	for i := range pods {
+		var args []string
+		for _, a := range podArgs {
+			if a == "--" {
+				args = append(args, "--results-dir", resultsDir)
+			}
+			// The kubelet's $(VAR) expansion.
+			args = append(args, strings.ReplaceAll(a, k8s.IndexRef, strconv.Itoa(i)))
 		}
-		if !strings.HasPrefix(stdout, k8s.Marker+"begin ") || !strings.Contains(stderr, "tps") {
-			t.Fatalf("pod %s: stdout is not the stream alone, or the summary is not on stderr:\nstdout %.300s\nstderr %s", seg, stdout, stderr)
+		wg.Go(func() {
+			p := &pods[i]
+			p.code, p.stdout, p.stderr = runCLI(t, args...)
+		})
+	}
+	wg.Wait()
+	var logs []string
+	for i, p := range pods {
+		if p.code != exitOK {
+			t.Fatalf("pod %d: exit %d\n%s", i, p.code, p.stderr)
+		}
+		if !strings.HasPrefix(p.stdout, k8s.Marker+"begin ") || !strings.Contains(p.stderr, "tps") {
+			t.Fatalf("pod %d: stdout is not the stream alone, or the summary is not on stderr:\nstdout %.300s\nstderr %s", i, p.stdout, p.stderr)
 		}
 		// kubectl logs --prefix: the pod's stderr and stdout mixed.
 		var b strings.Builder
-		errLines := strings.Split(stderr, "\n")
-		for k, l := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		errLines := strings.Split(p.stderr, "\n")
+		for k, l := range strings.Split(strings.TrimSuffix(p.stdout, "\n"), "\n") {
 			if k < len(errLines) {
 				fmt.Fprintf(&b, "[pod/pgtrial-x-%d-abcde/pgtrial] %s\n", i, errLines[k])
 			}
 			fmt.Fprintf(&b, "[pod/pgtrial-x-%d-abcde/pgtrial] %s\n", i, l)
 		}
-		p := filepath.Join(tmp, fmt.Sprintf("pod%d.log", i))
-		if err := os.WriteFile(p, []byte(b.String()), 0o600); err != nil {
+		f := filepath.Join(tmp, fmt.Sprintf("pod%d.log", i))
+		if err := os.WriteFile(f, []byte(b.String()), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		logs = append(logs, p)
+		logs = append(logs, f)
 	}
 
 	var merged []string
@@ -139,7 +172,7 @@ func TestK8sPodCollect(t *testing.T) {
 		return &results.Run{}, nil
 	}
 	out := filepath.Join(tmp, "merged")
-	code, _, stderr := runCLI(t, "k8s", "collect", "-o", out, logs[1], logs[0])
+	code, _, stderr = runCLI(t, "k8s", "collect", "-o", out, logs[1], logs[0])
 	if code != exitOK {
 		t.Fatalf("collect: exit %d\n%s", code, stderr)
 	}
@@ -158,8 +191,8 @@ func TestK8sPodCollect(t *testing.T) {
 			}
 		}
 		r, err := results.Load(d)
-		if err != nil || r.Segment == nil || r.Segment.Index != i || r.Segment.Count != 2 {
-			t.Errorf("segment %d: run.json's segment %+v (%v)", i, r, err)
+		if err != nil || r.Segment == nil || r.Segment.Index != i || r.Segment.Count != 2 || r.Segment.StartAt.Format(time.RFC3339) != startAt {
+			t.Errorf("segment %d: run.json's segment %+v (%v), want %d/2 starting at %s", i, r.Segment, err, i, startAt)
 		}
 	}
 
