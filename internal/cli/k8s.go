@@ -209,7 +209,7 @@ func runK8sJob(cmd *cobra.Command, o *k8sJobOptions, args []string, info BuildIn
 	if !ro.closed {
 		tc.Rate = ro.rate
 	}
-	if err := segmentRun(tc, "0/"+strconv.Itoa(j.Segments), j.StartAt.Format(time.RFC3339), now); err != nil {
+	if err := segmentRun(tc, "0/"+strconv.Itoa(j.Segments), j.StartAt.Format(time.RFC3339Nano), now); err != nil {
 		return err
 	}
 	if j.Name == "" {

@@ -163,7 +163,7 @@ func dnsSubdomain(s string) bool {
 func (j *Job) PodArgs() []string {
 	args := []string{"k8s", "pod",
 		"--segment", IndexRef + "/" + strconv.Itoa(j.Segments),
-		"--start-at", j.StartAt.UTC().Format(time.RFC3339)}
+		"--start-at", j.StartAt.UTC().Format(time.RFC3339Nano)}
 	args = append(append(args, j.PodFlags...), "--")
 	return append(args, j.RunArgs...)
 }
@@ -260,6 +260,8 @@ type (
 	podSpec struct {
 		RestartPolicy                 string         `yaml:"restartPolicy"`
 		ServiceAccountName            string         `yaml:"serviceAccountName,omitempty"`
+		AutomountServiceAccountToken  bool           `yaml:"automountServiceAccountToken"`
+		EnableServiceLinks            bool           `yaml:"enableServiceLinks"`
 		TerminationGracePeriodSeconds int            `yaml:"terminationGracePeriodSeconds"`
 		SecurityContext               podSecurity    `yaml:"securityContext"`
 		Affinity                      affinity       `yaml:"affinity"`
@@ -426,6 +428,10 @@ func (j *Job) job(now time.Time) job {
 				Spec: podSpec{
 					RestartPolicy:      "Never",
 					ServiceAccountName: j.ServiceAcct,
+					// The pods need no API token, nor the services' variables
+					// beside the libpq environment.
+					AutomountServiceAccountToken: false,
+					EnableServiceLinks:           false,
 					// run's SIGTERM handling writes the results so far; then the stream.
 					TerminationGracePeriodSeconds: 60,
 					SecurityContext: podSecurity{RunAsNonRoot: true, RunAsUser: nonRootUID, RunAsGroup: nonRootUID, FSGroup: nonRootUID,

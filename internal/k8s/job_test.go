@@ -94,6 +94,9 @@ func TestJobStrict(t *testing.T) {
 			t.Errorf("activeDeadlineSeconds %v", s.ActiveDeadlineSeconds)
 		}
 		p := s.Template.Spec
+		if p.AutomountServiceAccountToken == nil || *p.AutomountServiceAccountToken || p.EnableServiceLinks == nil || *p.EnableServiceLinks {
+			t.Errorf("automountServiceAccountToken %v, enableServiceLinks %v", p.AutomountServiceAccountToken, p.EnableServiceLinks)
+		}
 		if p.RestartPolicy != corev1.RestartPolicyNever || len(p.Containers) != 1 {
 			t.Fatalf("restartPolicy %q, %d containers", p.RestartPolicy, len(p.Containers))
 		}
