@@ -51,7 +51,7 @@ func runPgbenchBench(ctx context.Context, o *pgbenchfmt.Options, info BuildInfo,
 	log := &pgbenchLog{w: stderr}
 	// --segment's refusals before anything connects (pgbenchSegment again
 	// on the real config below).
-	if err := pgbenchSegment(o, &trial.Config{Clients: o.Clients, Threads: o.Threads, Rate: o.Rate, Transactions: int64(o.Transactions)}); err != nil {
+	if err := pgbenchSegment(o, &trial.Config{Clients: o.Clients, Threads: o.Threads, Rate: o.Rate, Transactions: int64(o.Transactions), Seed: o.Seed}); err != nil {
 		log.Error(err.Error())
 		return exitBadInput
 	}

@@ -101,6 +101,7 @@ By default it works against a throwaway local cluster ("pgtrial local start").`,
 		newRunsCommand(),
 		newAnalyzeCommand(info),
 		newMergeCommand(info),
+		newK8sCommand(info),
 	)
 	completions(root)
 	return root

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/pgtrial/pgtrial/internal/engine"
+	"github.com/pgtrial/pgtrial/internal/prng"
 	"github.com/pgtrial/pgtrial/internal/report"
 	"github.com/pgtrial/pgtrial/internal/results"
 	"github.com/pgtrial/pgtrial/internal/target"
@@ -178,6 +179,13 @@ Exit status: 0 success; 1 bad input or setup; 2 the run was interrupted, clients
 aborted, or nothing committed.`
 
 func newRunCommand(info BuildInfo) *cobra.Command {
+	cmd, _ := newRunCommandOptions(info)
+	return cmd
+}
+
+// newRunCommandOptions is run's command and the options its flags fill
+// (k8s.go parses and checks run's flags with it, with run's messages).
+func newRunCommandOptions(info BuildInfo) (*cobra.Command, *runOptions) {
 	o := &runOptions{
 		clients:      4,
 		threads:      0, // auto: min(clients, CPUs)
@@ -245,7 +253,7 @@ func newRunCommand(info BuildInfo) *cobra.Command {
 	addExplainFlag(f, &o.explain, "the findings in run.json are computed with it")
 	addMetricsFlags(f, &o.metrics)
 	// -h stays help here: run has no -h/--host (use the URL).
-	return cmd
+	return cmd, o
 }
 
 // runTarget is what the setup connection learned.
@@ -362,6 +370,12 @@ func runRun(ctx context.Context, o *runOptions, changed func(string) bool, info 
 	tc.Scenarios = plan.scenarios
 	tc.ScenarioTotals()
 	if o.segment != "" {
+		if o.threads == 0 {
+			return &exitError{code: exitBadInput, err: errors.New("--segment needs -j: the whole load's threads, the same on every generator (the default min(clients, CPUs) depends on each machine's CPUs); give a multiple of the segments")}
+		}
+		if o.seed == "time" || o.seed == "rand" {
+			return &exitError{code: exitBadInput, err: fmt.Errorf("--segment with --random-seed %s: each segment would draw its own seed; give every segment one number (or --start-at alone, whose instant is then the seed)", o.seed)}
+		}
 		if err := segmentRun(tc, o.segment, o.startAt, time.Now()); err != nil {
 			return err
 		}
@@ -523,6 +537,13 @@ func segmentRun(tc *trial.Config, spec, startAt string, now time.Time) error {
 			return &exitError{code: exitBadInput, err: fmt.Errorf("--start-at %s is more than a day away", startAt)}
 		}
 		seg.StartAt = at
+	}
+	// Every segment must draw the one schedule's streams: one seed.
+	if !tc.Seed.Explicit {
+		if seg.StartAt.IsZero() {
+			return &exitError{code: exitBadInput, err: errors.New("--segment needs one seed for all the segments: give --random-seed N, or --start-at, whose instant (µs since the epoch) is then the seed")}
+		}
+		tc.Seed = prng.Seed{Value: uint64(seg.StartAt.UnixMicro()), Explicit: true}
 	}
 	tc.Segment = seg
 	tc.Clients, tc.Threads, tc.Rate = seg.SegClients, seg.SegThreads, seg.SegRate()

@@ -118,6 +118,9 @@ func TestRunSegmentRefusals(t *testing.T) {
 		{[]string{"-j", "2", "--segment", "0/2", "--start-at", "2001-01-01T00:00:00Z"}, "ago: give every segment the same instant in the future"},
 		{[]string{"-j", "2", "--segment", "0/2", "--start-at", "noon"}, "want an RFC 3339 time"},
 		{[]string{"-j", "2", "--start-at", "2099-01-01T00:00:00Z"}, "--start-at goes with --segment"},
+		{[]string{"--segment", "0/2"}, "--segment needs -j"},
+		{[]string{"-j", "2", "--segment", "0/2"}, "--segment needs one seed for all the segments"},
+		{[]string{"-j", "2", "--segment", "0/2", "--random-seed", "time"}, "each segment would draw its own seed"},
 	} {
 		code, _, errOut := runCLI(t, append(base, tc.args...)...)
 		if code != 1 || !strings.Contains(errOut, tc.want) {
