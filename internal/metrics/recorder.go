@@ -313,15 +313,22 @@ func (s *Set) replay() *Interval {
 }
 
 // withRoom empties s for reuse, with a capacity of at least 1.25 × len(s)
-// (and 64 records). When it must grow, it grows to 1.5 × len(s): a count
-// that creeps up by a few per cent per interval then reallocates once per
-// +20 %, not at every new maximum.
+// (and minRoom records). When it must grow, it grows to 1.5 × len(s): a
+// count that creeps up by a few per cent per interval then reallocates
+// once per +20 %, not at every new maximum.
 func withRoom[T any](s []T) []T {
-	if cap(s) < max(len(s)+len(s)/4, 64) {
-		return make([]T, 0, max(len(s)+len(s)/2, 64))
+	if cap(s) < max(len(s)+len(s)/4, minRoom) {
+		return make([]T, 0, max(len(s)+len(s)/2, minRoom))
 	}
 	return s[:0]
 }
+
+// minRoom is the least capacity of a recorder's slices: a client with a
+// think time records a transaction every few seconds, and 64 records
+// (3 KiB of transactions, 1 KiB of commands, each twice: the slice being
+// appended and the spare) were 8 KiB per client, 16 MB of a 2,000-client
+// run's heap.
+const minRoom = 8
 
 // Recycle hands back an Interval returned by Tick that the caller no longer
 // uses (nothing may keep a pointer into it): the next Tick refills it
