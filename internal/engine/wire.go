@@ -28,7 +28,7 @@ import (
 type wireConn struct {
 	nc     net.Conn
 	fe     *msgWriter // sends
-	mr     *msgReader         // receives
+	mr     *msgReader // receives
 	pid    uint32
 	key    []byte
 	params map[string]string
