@@ -271,3 +271,24 @@ func TestTimelineSessions(t *testing.T) {
 		t.Errorf("old file: %v, %+v", err, rows)
 	}
 }
+
+// TestSummaryPeakConnected: the summary's peak is the measured phase's
+// highest connected_max.
+func TestSummaryPeakConnected(t *testing.T) {
+	s := metrics.NewSet(3, metrics.Layout{Scripts: 1})
+	ss := s.Sessions(1)
+	t0 := time.Unix(0, 0)
+	ph := metrics.NewInterval(s.Layout())
+	for k, n := range []int{3, -1, -1} {
+		for ; n > 0; n-- {
+			ss.Connect()
+		}
+		if n < 0 {
+			ss.Disconnect()
+		}
+		ph.Merge(s.Tick(t0.Add(time.Duration(k)*time.Second), t0.Add(time.Duration(k+1)*time.Second)))
+	}
+	if sum := Summarize(ph, nil, 0); sum.PeakConnected != 3 || ph.Sessions.Connected != 1 {
+		t.Errorf("peak %d (want 3), connected at the end %d (want 1)", sum.PeakConnected, ph.Sessions.Connected)
+	}
+}
