@@ -71,6 +71,12 @@ func TestThousandsOfSessions(t *testing.T) {
 	if conn := run.BenchStart.Sub(run.StartedAt); conn.Seconds() < float64(n-1)/rate*0.95 {
 		t.Errorf("connected %d clients in %v, faster than --connect-rate %v allows", n, conn, rate)
 	}
+	if run.Summary == nil {
+		t.Fatal("run.json has no summary")
+	}
+	if p := run.Summary.PeakConnected; p != int64(n) {
+		t.Errorf("run.json's summary: peak_connected %d, want %d", p, n)
+	}
 	rows, err := results.ReadTimeline(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -105,6 +111,11 @@ func TestThousandsOfSessions(t *testing.T) {
 	tps := float64(committed) / secs
 	if want := float64(n) / think; tps < 0.85*want || tps > 1.02*want {
 		t.Errorf("%.0f tx/s, want about %.0f (n/think)", tps, want)
+	}
+	// The whole process, Go runtime and setup included: a per-client
+	// buffer of 64 KiB would break this.
+	if perClient := float64(ru.Maxrss) / float64(n); perClient > 80 {
+		t.Errorf("max RSS %d KB for %d clients: %.1f KB per client, want ≤ 80", ru.Maxrss, n, perClient)
 	}
 	t.Logf("%d clients, %.0f tx/s (%.0f expected), wall %v: pgtrial CPU %v (%.1f µs per transaction over the whole process, connections included), max RSS %d KB (%.1f KB per client)",
 		n, tps, float64(n)/think, wall.Round(time.Millisecond), cpu.Round(time.Millisecond),
