@@ -105,6 +105,10 @@ type client struct {
 
 	inflight sync.Mutex  // guards conn for cancelInFlight
 	busy     atomic.Bool // a query is in flight (set without the lock: it is per query)
+	// active: the client is counted busy in the run's session counts
+	// (metrics.Sessions): from sending a statement to the ReadyForQuery
+	// that leaves its session idle. Owned by the client's goroutine.
+	active bool
 
 	// In a group loop (runGroup): yield suspends the client's coroutine
 	// until what it waits for is ready; abandoned is set when the loop
@@ -177,7 +181,31 @@ func (c *client) shutdown() bool {
 // store, not the lock: it happens twice per query, and a cancel that sees a
 // stale value either cancels nothing (the backend is idle) or misses a
 // query that was about to be sent, as it could with the lock.
-func (c *client) setBusy(b bool) { c.busy.Store(b) }
+//
+// It also keeps the session counts (metrics.Sessions): the first statement
+// sent makes the client busy, and the end of a query that leaves the
+// session idle (ReadyForQuery 'I', outside a pipeline) makes it idle
+// again; one atomic add per change, none while a transaction block stays
+// open.
+func (c *client) setBusy(b bool) {
+	c.busy.Store(b)
+	if b {
+		if !c.active {
+			c.active = true
+			c.e.sessions.Busy(c.g.id)
+		}
+		return
+	}
+	c.maybeIdle()
+}
+
+// maybeIdle counts a busy client idle when its session is idle.
+func (c *client) maybeIdle() {
+	if c.active && !c.pipeline && c.conn != nil && c.conn.tx == 'I' {
+		c.active = false
+		c.e.sessions.Idle(c.g.id)
+	}
+}
 
 // done reports whether the client must not start another transaction.
 func (c *client) done() bool {
@@ -461,11 +489,19 @@ func (c *client) setConn(conn *wireConn) {
 	c.conn = conn
 	conn.mu = &c.inflight
 	c.inflight.Unlock()
+	c.e.sessions.Connect()
 }
 
 func (c *client) closeConn() {
 	c.inflight.Lock()
 	defer c.inflight.Unlock()
+	if c.conn != nil {
+		c.e.sessions.Disconnect()
+	}
+	if c.active {
+		c.active = false
+		c.e.sessions.Idle(c.g.id)
+	}
 	c.conn.close()
 	c.conn = nil
 }
@@ -562,6 +598,7 @@ func (c *client) record(o metrics.Outcome, end int64) {
 		tx.PID = c.pid
 	}
 	c.rec.Record(tx)
+	c.maybeIdle() // a pipeline's end left it busy
 	c.cnt++
 	if e.cfg.OnTx != nil {
 		e.cfg.OnTx(c.id, c.g.id, c.cnt, tx, time.Now())

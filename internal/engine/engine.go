@@ -303,6 +303,9 @@ type engine struct {
 	finished    chan struct{} // closed when every client has returned
 	hard        chan struct{} // closed when the sockets are shut down
 	closed      atomic.Int64  // connections shut down
+
+	// sessions counts the clients connected, busy and idle (client.setBusy).
+	sessions *metrics.Sessions
 }
 
 // now is the engine clock in µs.
@@ -339,6 +342,10 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	e := &engine{cfg: cfg, epoch: time.Now(), abortG: -1, stopCh: make(chan struct{}), grouped: groupLoops && !cfg.NetPoller,
 		finished: make(chan struct{}), hard: make(chan struct{})}
 	e.limit = int64(cfg.LatencyLimit / time.Microsecond)
+	if cfg.Metrics == nil {
+		return nil, errors.New("engine: Config.Metrics is needed")
+	}
+	e.sessions = cfg.Metrics.Sessions(cfg.Groups)
 	for _, w := range cfg.Weights {
 		e.total += int64(w)
 	}
@@ -473,6 +480,7 @@ func Run(ctx context.Context, cfg *Config) (*Result, error) {
 	}
 	if e.endTime > 0 {
 		t := time.AfterFunc(time.Until(e.wall(e.endTime)), func() {
+			e.sessions.Freeze() // the counts at the end, before the clients disconnect
 			e.timerHit.Store(true)
 			if cfg.CutAtEnd {
 				close(endC)
@@ -573,6 +581,7 @@ func (e *engine) watchEnd(ctx context.Context, endC <-chan struct{}) {
 		e.cut.Store(true)
 	case <-e.stopCh:
 	}
+	e.sessions.Freeze()
 	e.stop()
 	e.cancelInFlight()
 	grace := time.NewTimer(endGrace)

@@ -11,7 +11,7 @@ import (
 // per-transaction schedule and record path.
 func hotClient(cut bool) (*client, *metrics.Set) {
 	set := metrics.NewSet(1, metrics.Layout{Scripts: 1})
-	e := &engine{cfg: &Config{Metrics: set, CutAtEnd: cut}, endTime: 1 << 40}
+	e := &engine{cfg: &Config{Metrics: set, CutAtEnd: cut}, endTime: 1 << 40, sessions: set.Sessions(1)}
 	if cut {
 		e.windowEnd.Store(1 << 40)
 	}
@@ -52,14 +52,16 @@ func BenchmarkScheduleRecord(b *testing.B) {
 }
 
 // The per-transaction path allocates nothing once the records' buffers
-// have grown: the schedule, the window checks, the record of a committed
-// transaction and of a cut one.
+// have grown: the schedule, the window checks, the session counts (busy,
+// idle), the record of a committed transaction and of a cut one.
 func TestScheduleRecordAllocs(t *testing.T) {
 	c, set := hotClient(true)
 	step := func() {
 		c.scheduled = c.g.sched.next()
 		c.begin = c.scheduled + 10
 		_ = c.afterWindow(c.begin + 100)
+		c.setBusy(true)
+		c.setBusy(false)
 		c.record(metrics.Committed, c.begin+100)
 		c.recordCut(metrics.Unfinished, c.begin+200)
 	}

@@ -262,3 +262,28 @@ func FuzzMsgReader(f *testing.F) {
 		}
 	})
 }
+
+// TestMsgReaderGrows: the buffer stays small while the replies fit it and
+// grows to msgBufSize at the first read that fills it, the messages intact.
+func TestMsgReaderGrows(t *testing.T) {
+	msg, err := (&pgproto3.CommandComplete{CommandTag: []byte("SELECT 1")}).Encode(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		count int
+		want  int
+	}{{10, msgBufStart}, {2 * msgBufStart / len(msg), msgBufSize}} {
+		m := newMsgReader(bytes.NewReader(bytes.Repeat(msg, tc.count)))
+		for i := range tc.count {
+			got, err := m.next(false)
+			cc, ok := got.(*pgproto3.CommandComplete)
+			if err != nil || !ok || string(cc.CommandTag) != "SELECT 1" {
+				t.Fatalf("%d messages: message %d: %v %v", tc.count, i, got, err)
+			}
+		}
+		if len(m.buf) != tc.want {
+			t.Errorf("%d messages of %d bytes: buffer of %d bytes, want %d", tc.count, len(msg), len(m.buf), tc.want)
+		}
+	}
+}

@@ -179,6 +179,11 @@ type Interval struct {
 	// when Layout.Slowest is 0. Merge does not combine it: a merged phase
 	// keeps its own.
 	Slow []SlowTx
+	// Sessions are the client sessions at the interval's end and the most
+	// connected during it (Sessions; zero when the engine did not count
+	// them). A merged phase has its last interval's counts and the
+	// highest ConnectedMax.
+	Sessions SessionCounts
 }
 
 // NewInterval returns an empty Interval for the layout (zero times), for
@@ -203,6 +208,7 @@ func (iv *Interval) reset(start, end time.Time) {
 		clear(cs)
 	}
 	iv.Slow = iv.Slow[:0]
+	iv.Sessions = SessionCounts{}
 }
 
 // reset empties h, keeping its histograms.
@@ -233,6 +239,7 @@ func (iv *Interval) Merge(o *Interval) {
 	if o == nil {
 		return
 	}
+	iv.Sessions.merge(&o.Sessions, iv.End.IsZero() || !o.End.Before(iv.End))
 	if !o.Start.IsZero() && (iv.Start.IsZero() || o.Start.Before(iv.Start)) {
 		iv.Start = o.Start
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -51,6 +52,7 @@ type Set struct {
 	tickMu    sync.Mutex // serialises Tick and Drain: the spare slices belong to them
 	free      *Interval  // handed back by Recycle, reused by the next Tick
 	pending   *Interval  // what Drain replayed since the last Tick (nil: nothing yet)
+	sessions  atomic.Pointer[Sessions]
 }
 
 // NewSet returns recorders for clients clients. It panics on a malformed
@@ -81,6 +83,21 @@ func (s *Set) Layout() Layout {
 // Recorder returns the recorder of client (0 ≤ client < clients). A recorder
 // is for one goroutine at a time; Tick may run concurrently with it.
 func (s *Set) Recorder(client int) *Recorder { return s.recorders[client] }
+
+// Sessions returns the set's session counters for groups groups (made at
+// the first call; later calls return the same counters), which Tick reads
+// into Interval.Sessions. A set whose Sessions was never called ticks
+// intervals with zero counts.
+func (s *Set) Sessions(groups int) *Sessions {
+	if ss := s.sessions.Load(); ss != nil {
+		return ss
+	}
+	ss := &Sessions{groups: make([]groupSessions, max(groups, 1))}
+	if !s.sessions.CompareAndSwap(nil, ss) {
+		return s.sessions.Load()
+	}
+	return ss
+}
 
 // txRecord is a Tx in 48 bytes.
 type txRecord struct {
@@ -210,6 +227,9 @@ func (s *Set) Tick(start, end time.Time) *Interval {
 	iv := s.replay()
 	s.pending = nil
 	iv.Start, iv.End = start, end
+	if ss := s.sessions.Load(); ss != nil {
+		iv.Sessions = ss.take()
+	}
 	// The total is the merge of the scripts.
 	for i := range iv.Scripts {
 		iv.Total.Merge(&iv.Scripts[i])
@@ -293,15 +313,22 @@ func (s *Set) replay() *Interval {
 }
 
 // withRoom empties s for reuse, with a capacity of at least 1.25 × len(s)
-// (and 64 records). When it must grow, it grows to 1.5 × len(s): a count
-// that creeps up by a few per cent per interval then reallocates once per
-// +20 %, not at every new maximum.
+// (and minRoom records). When it must grow, it grows to 1.5 × len(s): a
+// count that creeps up by a few per cent per interval then reallocates
+// once per +20 %, not at every new maximum.
 func withRoom[T any](s []T) []T {
-	if cap(s) < max(len(s)+len(s)/4, 64) {
-		return make([]T, 0, max(len(s)+len(s)/2, 64))
+	if cap(s) < max(len(s)+len(s)/4, minRoom) {
+		return make([]T, 0, max(len(s)+len(s)/2, minRoom))
 	}
 	return s[:0]
 }
+
+// minRoom is the least capacity of a recorder's slices: a client with a
+// think time records a transaction every few seconds, and 64 records
+// (3 KiB of transactions, 1 KiB of commands, each twice: the slice being
+// appended and the spare) were 8 KiB per client, 16 MB of a 2,000-client
+// run's heap.
+const minRoom = 8
 
 // Recycle hands back an Interval returned by Tick that the caller no longer
 // uses (nothing may keep a pointer into it): the next Tick refills it

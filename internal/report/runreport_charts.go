@@ -42,6 +42,9 @@ func (r *runReport) timelineFigure() *Figure {
 	}
 	c, why := r.tpsPanel()
 	add(c, why, "tps and latency")
+	if c := r.sessionsPanel(); c != nil {
+		add(c, "", "client sessions")
+	}
 	c, why = r.waitsPanel()
 	add(c, why, "waits by type")
 	c, why = r.walPanel()
@@ -84,6 +87,33 @@ func (r *runReport) tpsPanel() (*chart.Chart, string) {
 		c.Note = strings.TrimPrefix(c.Note+"; tps per scenario: "+format.Missing+" ("+why+")", "; ")
 	}
 	return c, ""
+}
+
+// sessionsPanel is the client sessions at each interval's end, connected
+// and idle (left) and busy (right: a few among thousands of idle ones), per
+// interval of timeline.csv; nil when the timeline has no counts (written
+// before them, or from pgbench's logs).
+func (r *runReport) sessionsPanel() *chart.Chart {
+	n := len(r.timeline)
+	x := make(chart.Values, n)
+	conn, busy, idle := make(chart.Values, n), make(chart.Values, n), make(chart.Values, n)
+	counted := false
+	for i, row := range r.timeline {
+		x[i], conn[i], busy[i], idle[i] = row.Elapsed, float64(row.Connected), float64(row.Busy), float64(row.Idle)
+		counted = counted || row.ConnectedMax > 0
+	}
+	if !counted {
+		return nil
+	}
+	return &chart.Chart{ID: "timeline-sessions", Title: "client sessions at each interval's end",
+		Y:  chart.Axis{Label: "connected, idle", Unit: "sessions", Min: bound(0)},
+		Y2: &chart.Axis{Label: "busy", Unit: "sessions", Min: bound(0)},
+		Series: []chart.Series{
+			{Name: "connected", X: x, Y: conn},
+			{Name: "idle", X: x, Y: idle, Dash: true},
+			{Name: "busy (waiting for the server or in a transaction)", X: x, Y: busy, Right: true},
+		},
+		Note: "busy: between sending a statement and the ReadyForQuery that leaves the session idle; idle: sleeping, thinking or waiting for a slot"}
 }
 
 // missingFile is why a file's rows are absent: its read error, or that it

@@ -237,3 +237,58 @@ func TestWritersValidateInTests(t *testing.T) {
 		t.Errorf("the refused experiment.json was written: %v", serr)
 	}
 }
+
+// TestTimelineSessions: the session columns round-trip, and a timeline
+// written before them reads with zero counts.
+func TestTimelineSessions(t *testing.T) {
+	var b strings.Builder
+	w, err := newTimelineWriter(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := TimelineRow{Time: time.Date(2026, 12, 4, 0, 0, 1, 0, time.UTC), Phase: PhaseMeasure, Connected: 2000, ConnectedMax: 2000, Busy: 3, Idle: 1997}
+	if err := w.write(&row); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, TimelineFile), []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadTimeline(dir)
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("read: %v, %d rows", err, len(rows))
+	}
+	if r := rows[0]; r.Connected != 2000 || r.ConnectedMax != 2000 || r.Busy != 3 || r.Idle != 1997 {
+		t.Errorf("read back %+v", r)
+	}
+	old := "time,elapsed_s,phase,started,committed,failed,retried,skipped,dropped,tps,response_p50_ms,response_p95_ms,response_p99_ms,response_max_ms,lag_p99_ms,unstarted,unfinished\n" +
+		"2025-03-01T12:00:01.000Z,1.000,measure,3,2,1,1,1,0,2.000,1.000,1.000,1.000,1.000,0.100,0,0\n"
+	if err := os.WriteFile(filepath.Join(dir, TimelineFile), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rows, err = ReadTimeline(dir)
+	if err != nil || len(rows) != 1 || rows[0].Committed != 2 || rows[0].Connected != 0 || rows[0].Idle != 0 {
+		t.Errorf("old file: %v, %+v", err, rows)
+	}
+}
+
+// TestSummaryPeakConnected: the summary's peak is the measured phase's
+// highest connected_max.
+func TestSummaryPeakConnected(t *testing.T) {
+	s := metrics.NewSet(3, metrics.Layout{Scripts: 1})
+	ss := s.Sessions(1)
+	t0 := time.Unix(0, 0)
+	ph := metrics.NewInterval(s.Layout())
+	for k, n := range []int{3, -1, -1} {
+		for ; n > 0; n-- {
+			ss.Connect()
+		}
+		if n < 0 {
+			ss.Disconnect()
+		}
+		ph.Merge(s.Tick(t0.Add(time.Duration(k)*time.Second), t0.Add(time.Duration(k+1)*time.Second)))
+	}
+	if sum := Summarize(ph, nil, 0); sum.PeakConnected != 3 || ph.Sessions.Connected != 1 {
+		t.Errorf("peak %d (want 3), connected at the end %d (want 1)", sum.PeakConnected, ph.Sessions.Connected)
+	}
+}

@@ -138,10 +138,10 @@ func TestCreateWriteInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	header, first, _ := strings.Cut(string(data), "\n")
-	if want := "time,elapsed_s,phase,started,committed,failed,retried,skipped,dropped,tps,response_p50_ms,response_p95_ms,response_p99_ms,response_max_ms,lag_p99_ms,unstarted,unfinished"; header != want {
+	if want := "time,elapsed_s,phase,started,committed,failed,retried,skipped,dropped,tps,response_p50_ms,response_p95_ms,response_p99_ms,response_max_ms,lag_p99_ms,unstarted,unfinished,connected,connected_max,busy,idle"; header != want {
 		t.Errorf("header\n%s\nwant\n%s", header, want)
 	}
-	if want := "2025-03-01T12:00:01.000Z,1.000,warmup,3,2,1,1,1,0,2.000,1.000,1.000,1.000,1.000,0.100,0,0\n"; !strings.HasPrefix(first, want) {
+	if want := "2025-03-01T12:00:01.000Z,1.000,warmup,3,2,1,1,1,0,2.000,1.000,1.000,1.000,1.000,0.100,0,0,0,0,0,0\n"; !strings.HasPrefix(first, want) {
 		t.Errorf("first row\n%s\nwant\n%s", first, want)
 	}
 

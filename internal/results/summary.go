@@ -16,6 +16,11 @@ type Summary struct {
 	AchievedRate float64         `json:"achieved_rate"` // started transactions/s = (committed + failed) / duration
 	Total        ScriptSummary   `json:"total"`
 	Scripts      []ScriptSummary `json:"scripts"`
+	// PeakConnected is the most client sessions open at once during the
+	// measured phase (timeline.csv's connected_max; metrics.Sessions);
+	// absent when not counted. A run of several generators' segments
+	// has each one's own.
+	PeakConnected int64 `json:"peak_connected,omitempty"`
 }
 
 // ScriptSummary is the summary of one script, or of all ("total").
@@ -111,6 +116,8 @@ func Summarize(iv *metrics.Interval, scriptNames []string, targetRate float64) S
 		TargetRate: targetRate,
 		Total:      summarizeScript("total", &iv.Total, dur),
 		Scripts:    make([]ScriptSummary, len(iv.Scripts)),
+
+		PeakConnected: iv.Sessions.ConnectedMax,
 	}
 	if dur > 0 {
 		st := &iv.Total.Stats

@@ -34,6 +34,13 @@ type TimelineRow struct {
 	// unstarted and unfinished ones, ms (µs precision).
 	ResponseP50, ResponseP95, ResponseP99, ResponseMax float64
 	LagP99                                             float64 // schedule lag p99, ms
+
+	// Client sessions (metrics.SessionCounts): open at the interval's end
+	// and the most open at once during it; of those open at the end, busy
+	// (waiting for the server or in a transaction block) and idle
+	// (sleeping, thinking, waiting for a slot): Busy + Idle = Connected.
+	// Zero in files written before these columns.
+	Connected, ConnectedMax, Busy, Idle int64
 }
 
 // NewTimelineRow is the row for iv, an interval of phase, in a run that
@@ -57,6 +64,11 @@ func NewTimelineRow(runStart time.Time, phase string, iv *metrics.Interval) Time
 		ResponseP99: ms(metrics.Quantile(iv.Total.Response, 0.99)),
 		ResponseMax: ms(metrics.Quantile(iv.Total.Response, 1)),
 		LagP99:      ms(metrics.Quantile(iv.Total.Lag, 0.99)),
+
+		Connected:    iv.Sessions.Connected,
+		ConnectedMax: iv.Sessions.ConnectedMax,
+		Busy:         iv.Sessions.Busy,
+		Idle:         iv.Sessions.Idle,
 	}
 	if sec := iv.Duration().Seconds(); sec > 0 {
 		row.TPS = float64(st.Count) / sec
@@ -134,6 +146,10 @@ func timelineColumns() []column {
 		floatColumn("lag_p99_ms", func(r *TimelineRow) *float64 { return &r.LagP99 }),
 		intColumn("unstarted", func(r *TimelineRow) *int64 { return &r.Unstarted }),
 		intColumn("unfinished", func(r *TimelineRow) *int64 { return &r.Unfinished }),
+		intColumn("connected", func(r *TimelineRow) *int64 { return &r.Connected }),
+		intColumn("connected_max", func(r *TimelineRow) *int64 { return &r.ConnectedMax }),
+		intColumn("busy", func(r *TimelineRow) *int64 { return &r.Busy }),
+		intColumn("idle", func(r *TimelineRow) *int64 { return &r.Idle }),
 	}
 }
 
