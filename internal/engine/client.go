@@ -263,7 +263,16 @@ func (c *client) recordCut(o metrics.Outcome, w int64) {
 func (c *client) run() {
 	e := c.e
 	cfg := e.cfg
-	defer c.closeConn()
+	defer func() {
+		// A client that ends with the window freezes the session counts
+		// first (the end timer may fire after the first clients noticed
+		// the end themselves): the last interval shows the sessions as
+		// they were at the window's end, not as they are closing.
+		if e.endTime > 0 && e.now() >= e.endTime {
+			e.sessions.Freeze()
+		}
+		c.closeConn()
+	}()
 	if cfg.Transactions > 0 && c.cnt >= cfg.Transactions {
 		return
 	}

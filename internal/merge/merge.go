@@ -11,7 +11,8 @@
 //     segment 0's grid that holds its midpoint on that clock (the grid is
 //     extended by whole intervals for one that lies outside), and the HDR
 //     histograms of each tag add exactly there; timeline.csv's counts are
-//     the sums of the segments' rows of the interval;
+//     the sums of the segments' rows of the interval (sessions too: the
+//     sum of the segments' peaks bounds the whole load's from above);
 //   - run.json's summary: counts summed (committed, failed by class,
 //     skipped, dropped, retried, unstarted, unfinished, late, per script and
 //     per command), means pooled from the segments' exact sums,
@@ -212,6 +213,7 @@ func Merge(cfg Config) (*results.Run, error) {
 	var commands [][]metrics.CommandStats
 	var mseg []results.MergedSegment
 	clientCPU := 0.0
+	var peakConnected int64
 	for _, s := range segs {
 		var total int64
 		for j := range s.ivs {
@@ -243,6 +245,7 @@ func Merge(cfg Config) (*results.Run, error) {
 		}
 		st := stats(&sum.Total)
 		totalStats.Merge(&st)
+		peakConnected += sum.PeakConnected // each segment's own peak: their sum bounds the whole's
 		ms := results.MergedSegment{
 			Dir: s.dir, Index: s.run.Segment.Index, RunID: runID(s.dir),
 			StartedAt: s.run.StartedAt, BenchStart: s.run.BenchStart, Clock: s.run.Segment.Clock,
@@ -267,6 +270,7 @@ func Merge(cfg Config) (*results.Run, error) {
 		}
 	}
 	measure.Start, measure.End = from, to
+	measure.Sessions.ConnectedMax = peakConnected
 	summary := results.Summarize(measure, names, s0.run.Segment.Rate)
 	if d0 > 0 {
 		// Segment 0's window length, as its own summary's (the phase's
@@ -442,6 +446,13 @@ func (s *slot) add(iv *interval, tagNames []string, unknown map[string]bool) {
 	r.Dropped += o.Dropped
 	r.Unstarted += o.Unstarted
 	r.Unfinished += o.Unfinished
+	// The segments' sessions at the interval's end add up; the sum of
+	// their peaks bounds the whole load's peak from above (the segments'
+	// peaks within one interval need not be at one instant).
+	r.Connected += o.Connected
+	r.ConnectedMax += o.ConnectedMax
+	r.Busy += o.Busy
+	r.Idle += o.Idle
 }
 
 // interval is s as a metrics.Interval for Dir.WriteInterval: the merged
@@ -466,6 +477,7 @@ func (s *slot) interval(scripts int, tagNames []string) *metrics.Interval {
 	st.Outcome[metrics.Unstarted] = s.row.Unstarted
 	st.Outcome[metrics.Unfinished] = s.row.Unfinished
 	st.Retried = s.row.Retried
+	iv.Sessions = metrics.SessionCounts{Connected: s.row.Connected, ConnectedMax: s.row.ConnectedMax, Busy: s.row.Busy, Idle: s.row.Idle}
 	return iv
 }
 

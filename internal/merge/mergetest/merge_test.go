@@ -245,6 +245,19 @@ func checkMerged(t *testing.T, run *results.Run, out string, dirs []string) {
 	if sp := run.Merge.StartSpreadMs; sp > 50 {
 		t.Errorf("segments started %.1f ms apart with one --start-at", sp)
 	}
+	// The sessions: the four segments' clients, connected together.
+	if s.PeakConnected != 4 {
+		t.Errorf("merged peak_connected %d, want the whole load's 4 clients", s.PeakConnected)
+	}
+	rows, err := results.ReadTimeline(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Phase == results.PhaseMeasure && (r.Connected != 4 || r.Busy+r.Idle != r.Connected) {
+			t.Errorf("merged timeline at %.0f s: %d connected (%d busy, %d idle), want 4 = busy + idle", r.Elapsed, r.Connected, r.Busy, r.Idle)
+		}
+	}
 
 	// The union of the txlogs (copied into OUT/txlog/): every committed
 	// transaction's latency, µs (pgbench -l: client tx latency script
