@@ -201,7 +201,7 @@ func testRunDirDamaged(t *testing.T, template string) {
 		dir := copyRunDir(t, template)
 		path := filepath.Join(dir, results.TimelineFile)
 		data, _ := os.ReadFile(path)
-		data = append(data, []byte("2025-03-01T12:00:41.000Z,41.000,measure,x,1,0,0,0,0,1.0,1,1,1,1,0,0,0\n")...)
+		data = append(data, []byte("2025-03-01T12:00:41.000Z,41.000,measure,x,1,0,0,0,0,1.0,1,1,1,1,0,0,0,1,1,0,1\n")...)
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
